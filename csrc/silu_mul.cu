@@ -1,0 +1,164 @@
+// silu_mul: out = silu(gate) * up = gate * sigmoid(gate) * up, the SwiGLU activation of
+// Llama-class MLPs. fp32, fp16 and bf16 tensors; the arithmetic is fp32 in every case.
+//
+// Napkin math, H200, Llama-3 8B MLP (8192 tokens x 14336 = 117.4M elements, bf16):
+//   bytes  3 streams (gate and up read, out written) x 117.4M x 2 B = 705 MB
+//   SOL    705 MB / 4.27 TB/s (measured H200 copy bandwidth) = 165 us
+//   FLOPs  ~5 per element: 0.8 FLOP/byte, two orders of magnitude left of the ridge point.
+// Nothing here is compute: the kernel is fast when its accesses are wide and enough of them are
+// in flight to cover HBM latency, and slow otherwise.
+#include <algorithm>
+
+#include "kl_common.cuh"
+#include "silu_mul.h"
+
+namespace {
+
+// Packs each thread handles per row. Little's law for HBM: 4.27 TB/s x ~0.8 us loaded latency
+// = 3.4 MB in flight, 26 KB per SM on 132 SMs. 2 packs x 2 loads x 16 B = 64 B per thread, and
+// at least 1024 resident threads per SM (kMinBlocksPerSm) make 64 KB per SM, 2.5x that.
+// 4 packs would double it, but the bf16 kernel then wants 95 registers on sm_90a and spills when
+// held to 64, which halves the resident threads again.
+constexpr int kUnroll = 2;
+// At most 256 threads per block: 8 blocks fill an SM's 2048 thread slots, and a block is small
+// enough that a partly filled last wave stays evenly spread over the SMs.
+constexpr int kMaxThreads = 256;
+// At least 4 resident blocks of 256 threads per SM: caps registers at 65536 / 1024 = 64 (the
+// kernels take 28-62 on sm_80, sm_90a and sm_100a, no spills).
+constexpr int kMinBlocksPerSm = 4;
+
+// silu(g) * u for one element, in fp32.
+// expf, not __expf: __expf's error grows with |g| (2 + 1.17|g| ulp, 6e-6 relative at |g| = 80,
+// most of the 1e-5 fp32 tolerance). It costs nothing measurable here: at SOL one bf16 element
+// (6 B) passes every 1.4 ps, time for ~47 fp32 instructions on an H200 (33.5 T instructions/s),
+// and an accurate expf plus an IEEE division take about 20.
+// g / (1 + e^-g) is exact in the limits: g << 0 gives g / inf = -0, g >> 0 gives g.
+template <typename T>
+__device__ __forceinline__ T silu_mul_one(T gate, T up) {
+  const float g = to_float(gate);
+  const float u = to_float(up);
+  return from_float<T>(g / (1.0f + expf(-g)) * u);
+}
+
+// One block covers kUnroll * blockDim.x packs of a row (a column block) and walks down the rows.
+// VEC = elements per access: 16 / sizeof(T) on the aligned path, 1 on the scalar path.
+template <typename T, int VEC>
+__global__ void __launch_bounds__(kMaxThreads, kMinBlocksPerSm) _silu_mul_kernel(
+    const T* __restrict__ gate,  // [rows, gate_row_stride] view: row r at gate + r * gate_row_stride
+    const T* __restrict__ up,    // [rows, up_row_stride] view: row r at up + r * up_row_stride
+    T* __restrict__ out,         // [rows, n] contiguous
+    int64_t rows,                // rows to process: gridDim.y blocks stride over them
+    int64_t n,                   // elements per row
+    int64_t gate_row_stride,     // elements; a multiple of VEC (keeps every row start aligned)
+    int64_t up_row_stride) {     // elements; a multiple of VEC
+  using Pack = KlPack<T, VEC>;
+  const int64_t n_packs = n / VEC;  // whole packs per row; n % VEC tail elements follow them
+  // Thread t of column block b takes packs b * kUnroll * blockDim.x + t + k * blockDim.x:
+  // neighbouring lanes touch neighbouring packs, so a warp's load covers 32 x 16 = 512
+  // contiguous bytes on the vector path.
+  const int64_t first = int64_t(blockIdx.x) * kUnroll * blockDim.x + threadIdx.x;
+
+  for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    const Pack* g = reinterpret_cast<const Pack*>(gate + row * gate_row_stride);
+    const Pack* u = reinterpret_cast<const Pack*>(up + row * up_row_stride);
+    Pack* o = reinterpret_cast<Pack*>(out + row * n);
+
+    // Every load is issued before any result is used: 2 * kUnroll independent loads in flight.
+    Pack gv[kUnroll], uv[kUnroll];
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      const int64_t p = first + int64_t(k) * blockDim.x;
+      if (p < n_packs) {
+        gv[k] = g[p];
+        uv[k] = u[p];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      const int64_t p = first + int64_t(k) * blockDim.x;
+      if (p < n_packs) {
+        Pack ov;
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) ov.v[j] = silu_mul_one(gv[k].v[j], uv[k].v[j]);
+        o[p] = ov;
+      }
+    }
+
+    // The tail: the row's last n % VEC (< 8) elements, one each for the first threads of
+    // column block 0. Only a flattened single row (see the launcher) has one.
+    if constexpr (VEC > 1) {
+      const int64_t i = n_packs * VEC + threadIdx.x;
+      if (blockIdx.x == 0 && i < n) {
+        out[row * n + i] = silu_mul_one(gate[row * gate_row_stride + i], up[row * up_row_stride + i]);
+      }
+    }
+  }
+}
+
+template <typename T, int VEC>
+void launch_silu_mul(const T* gate, const T* up, T* out, int64_t rows, int64_t n,
+                     int64_t gate_row_stride, int64_t up_row_stride, cudaStream_t stream) {
+  const int64_t n_packs = n / VEC;
+  // Column blocks per row: as few as kMaxThreads threads allow (at least one, for the tail)...
+  const int64_t col_blocks = std::max<int64_t>(1, kl_cdiv<int64_t>(n_packs, kMaxThreads * kUnroll));
+  // ...then the fewest warps that cover the row in that many blocks, so the row splits evenly:
+  // a 14336-wide bf16 half of a fused [tokens, 2 x 14336] projection is 1792 packs per row ->
+  // 4 blocks of 224 threads, rather than 4 of 256 with half of the last one idle.
+  const int64_t threads =
+      32 * std::max<int64_t>(1, kl_cdiv<int64_t>(kl_cdiv<int64_t>(n_packs, col_blocks * kUnroll), 32));
+  // x: column blocks; y: one block row per tensor row, capped at gridDim.y's hardware limit of
+  // 65535 (the kernel loops over the rest).
+  const dim3 grid(static_cast<unsigned>(col_blocks),
+                  static_cast<unsigned>(std::min<int64_t>(rows, 65535)));
+  _silu_mul_kernel<T, VEC><<<grid, static_cast<unsigned>(threads), 0, stream>>>(
+      gate, up, out, rows, n, gate_row_stride, up_row_stride);
+  KL_CUDA_CHECK(cudaGetLastError());
+}
+
+template <typename T>
+void dispatch_silu_mul(const void* gate_ptr, const void* up_ptr, void* out_ptr, int64_t rows,
+                       int64_t n, int64_t gate_row_stride, int64_t up_row_stride,
+                       cudaStream_t stream) {
+  const T* gate = static_cast<const T*>(gate_ptr);
+  const T* up = static_cast<const T*>(up_ptr);
+  T* out = static_cast<T*>(out_ptr);
+  // Rows packed back to back in both inputs (or a single row): all three tensors are flat
+  // arrays, so run them as one row of rows * n elements. The vector path then needs only
+  // aligned base pointers, whatever n is, and the grid is sized by elements, not rows.
+  if (rows == 1 || (gate_row_stride == n && up_row_stride == n)) {
+    n *= rows;
+    rows = 1;
+    gate_row_stride = up_row_stride = n;
+  }
+  // 16-byte accesses need every row start aligned: the base pointers, and (with more than one
+  // row) every row stride, out's being n. gate/up as the halves of a [rows, 2N] tensor qualify
+  // when N is a multiple of the pack.
+  constexpr int kVec = kl_vec16<T>;
+  const bool vector_ok =
+      kl_is_aligned16(gate) && kl_is_aligned16(up) && kl_is_aligned16(out) &&
+      (rows == 1 || (n % kVec == 0 && gate_row_stride % kVec == 0 && up_row_stride % kVec == 0));
+  if (vector_ok) {
+    launch_silu_mul<T, kVec>(gate, up, out, rows, n, gate_row_stride, up_row_stride, stream);
+  } else {
+    launch_silu_mul<T, 1>(gate, up, out, rows, n, gate_row_stride, up_row_stride, stream);
+  }
+}
+
+}  // namespace
+
+extern "C" void silu_mul_launch(const void* gate, const void* up, void* out, int64_t rows,
+                                int64_t n, int64_t gate_row_stride, int64_t up_row_stride,
+                                int dtype, cudaStream_t stream) {
+  // A grid with a zero dimension is a launch error; an empty tensor is simply done.
+  if (rows <= 0 || n <= 0) return;
+  switch (dtype) {
+    case KL_F32:
+      return dispatch_silu_mul<float>(gate, up, out, rows, n, gate_row_stride, up_row_stride, stream);
+    case KL_F16:
+      return dispatch_silu_mul<__half>(gate, up, out, rows, n, gate_row_stride, up_row_stride, stream);
+    case KL_BF16:
+      return dispatch_silu_mul<__nv_bfloat16>(gate, up, out, rows, n, gate_row_stride,
+                                              up_row_stride, stream);
+  }
+  throw std::invalid_argument("silu_mul_launch: unknown dtype code " + std::to_string(dtype));
+}

@@ -1,0 +1,169 @@
+"""`python -m grading bench`: every rung and baseline timed on real model shapes in one run."""
+from __future__ import annotations
+
+import datetime
+import json
+import platform
+import sys
+from pathlib import Path
+
+import torch
+from rich.console import Console
+from rich.table import Table
+
+from grading import env, impls
+from grading.grade import ImplReport, current_roofs, grade_impl
+from grading.spec import RUNGS, KernelSpec
+
+
+def _refs(spec: KernelSpec, rungs: list[str] | None, exercises: bool) -> list[impls.ImplRef]:
+    refs = impls.rung_refs(spec, rungs, solutions=True)
+    refs = [impls.ImplRef(r.path, r.func, r.rung, r.rung) for r in refs]
+    for label, target in spec.baselines.items():
+        path, func = target.rsplit(":", 1)
+        refs.append(impls.ImplRef(str(impls.REPO / path), func, None, label))
+    if exercises:
+        refs += [impls.ImplRef(r.path, r.func, r.rung, f"yours:{r.rung}")
+                 for r in impls.rung_refs(spec, rungs, solutions=False)]
+    return refs
+
+
+def _rate(spec: KernelSpec, case, time_s: float) -> str:
+    """GB/s for memory-bound kernels, TFLOP/s for compute-bound ones (by arithmetic intensity)."""
+    from grading.roofline import achieved
+    tflops, gbps = achieved(spec.flops(case), spec.bytes_moved(case), time_s)
+    return f"{gbps:,.0f} GB/s" if spec.flops(case) / spec.bytes_moved(case) < 50 else f"{tflops:,.0f} TFLOP/s"
+
+
+def analysis(spec: KernelSpec, gpu_name: str | None, plot_path: str | None, console: Console) -> int:
+    """No GPU: the napkin math for a named GPU, no measured points."""
+    from grading import hardware, roofline
+    gpu = hardware.lookup(gpu_name or "H100-SXM")
+    roofs = hardware.roofs(gpu, hardware.committed_ceilings(gpu.key))
+    t = Table(title=f"{spec.name} on {gpu.name}: speed-of-light analysis (no GPU here, nothing measured)")
+    for col in ("case", "MB moved", "GFLOP", "FLOP/byte", "SOL µs", "bound by"):
+        t.add_column(col, justify="right" if col != "case" else "left")
+    points = []
+    for case in spec.bench_cases():
+        f, b = spec.flops(case), spec.bytes_moved(case)
+        sol = roofline.sol_time_s(f, b, roofs, spec.math_dtype(case))
+        bound = "memory" if b / (roofs.bandwidth_gbps * 1e9) >= sol * 0.999 else spec.math_dtype(case) + " math"
+        t.add_row(case.describe(), f"{b / 1e6:,.1f}", f"{f / 1e9:,.2f}", f"{f / b:,.2f}", f"{sol * 1e6:,.1f}", bound)
+        points.append(roofline.Point("SOL", f, b, None, spec.math_dtype(case), case.describe()))
+    console.print(t)
+    console.print(f"roofs: {roofs.bandwidth_gbps:,.0f} GB/s ({roofs.bandwidth_source})")
+    if plot_path:
+        roofline.plot_roofline(points, gpu, roofs, path=plot_path, title=f"{spec.name}: SOL on {gpu.name}")
+        console.print(f"wrote {plot_path}")
+    return 0
+
+
+def run(spec: KernelSpec, *, rungs=None, json_path=None, plot_path=None, gpu_name=None, exercises=False,
+        timeout_s: float, console: Console) -> int:
+    console.print(env.device_summary())
+    if env.CPU_MODE:
+        console.print("bench: no GPU, so nothing is timed; here is the roofline analysis instead.")
+        return analysis(spec, gpu_name, plot_path, console)
+    from grading import hardware, roofline
+    roofs = current_roofs()
+    gpu = hardware.current()
+    refs = _refs(spec, rungs, exercises)
+    reports: list[ImplReport] = []
+    with console.status("") as status:
+        for ref in refs:
+            status.update(f"timing {ref.label} ...")
+            rep = grade_impl(spec, ref, seed=0, check_correctness=False, time="bench", timeout_s=timeout_s, roofs=roofs)
+            if exercises and ref.label.startswith("yours:") and any(s.status == "not implemented" for s in rep.speeds):
+                continue
+            reports.append(rep)
+    cases = spec.bench_cases()
+    t = Table(title=f"{spec.name} on {gpu.name if gpu else 'this GPU'}: median µs (% of SOL)")
+    t.add_column("case")
+    t.add_column("SOL µs", justify="right")
+    for rep in reports:
+        t.add_column(rep.ref.label, justify="right")
+    base = next((r for r in reports if r.ref.rung == "compiled"), None)
+    rows = []
+    for case in cases:
+        d = case.describe()
+        sol = roofline.sol_time_s(spec.flops(case), spec.bytes_moved(case), roofs, spec.math_dtype(case))
+        row = {"case": d, "params": case.params, "dtype": str(case.dtype).replace("torch.", ""),
+               "flops": spec.flops(case), "bytes": spec.bytes_moved(case), "sol_us": sol * 1e6, "impls": {}}
+        cells = [d, f"{sol * 1e6:,.1f}"]
+        base_t = next((s.time_s for s in (base.speeds if base else []) if s.case == d and s.time_s), None)
+        for rep in reports:
+            s = next((s for s in rep.speeds if s.case == d), None)
+            if s is None or s.time_s is None:
+                cells.append(f"[red]{s.status if s else 'failed'}[/]")
+                row["impls"][rep.ref.label] = {"status": s.status if s else "failed",
+                                               "message": s.message if s else rep.failure}
+                continue
+            speedup = f" {base_t / s.time_s:.2f}×" if base_t and rep is not base else ""
+            bad = "" if s.status == "pass" else " [red]WRONG[/]"
+            cells.append(f"{s.time_s * 1e6:,.1f} ({s.pct_sol:.0f}%){speedup}{bad}")
+            row["impls"][rep.ref.label] = {"status": s.status, "message": s.message, "time_us": s.time_s * 1e6,
+                                           "pct_sol": s.pct_sol, "rate": _rate(spec, case, s.time_s),
+                                           "speedup_vs_compiled": base_t / s.time_s if base_t else None,
+                                           "timing": s.timing}
+        t.add_row(*cells)
+        rows.append(row)
+    failures = [r for r in reports if r.failure]
+    for r in failures:
+        console.print(f"[red]{r.ref.label}: {r.failure}[/]")
+    console.print(t)
+    console.print(f"SOL = max(bytes / {roofs.bandwidth_gbps:,.0f} GB/s ({roofs.bandwidth_source}), FLOPs / peak); "
+                  "speedups are against torch.compile in this same run.")
+    result = {
+        "kernel": spec.name, "gpu": gpu.name if gpu else None, "device": torch.cuda.get_device_name(0),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "command": " ".join(["python -m grading"] + sys.argv[1:]),
+        "versions": {"torch": torch.__version__, "triton": _triton_version(), "python": platform.python_version(),
+                     "cuda": torch.version.cuda},
+        "roofs": {"bandwidth_gbps": roofs.bandwidth_gbps, "bandwidth_source": roofs.bandwidth_source},
+        "cases": rows,
+    }
+    if json_path:
+        Path(json_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(json_path).write_text(json.dumps(result, indent=2))
+        Path(json_path).with_suffix(".md").write_text(markdown(result))
+        console.print(f"wrote {json_path} and {Path(json_path).with_suffix('.md')}")
+    if plot_path:
+        points = [roofline.Point(label, r["flops"], r["bytes"], v["time_us"] / 1e6, spec.math_dtype(c), r["case"])
+                  for r, c in zip(rows, cases) for label, v in r["impls"].items() if v.get("time_us")]
+        roofline.plot_roofline(points, gpu, roofs, path=plot_path, title=f"{spec.name} on {gpu.name}")
+        console.print(f"wrote {plot_path}")
+    return 1 if failures else 0
+
+
+def _triton_version() -> str | None:
+    try:
+        import triton
+        return triton.__version__
+    except ImportError:
+        return None
+
+
+def markdown(result: dict) -> str:
+    """The committed table: one row per case, µs and % of SOL per implementation."""
+    labels = list(dict.fromkeys(label for r in result["cases"] for label in r["impls"]))
+    lines = [f"# {result['kernel']} on {result['device']}", "",
+             f"{result['date']}, torch {result['versions']['torch']}, triton {result['versions']['triton']}. "
+             f"Command: `{result['command']}`. SOL uses {result['roofs']['bandwidth_gbps']:,.0f} GB/s "
+             f"({result['roofs']['bandwidth_source']}). Cells: median µs (% of SOL), × = speedup over "
+             "torch.compile in the same run.", "",
+             "| case | SOL µs | " + " | ".join(labels) + " |",
+             "|---|---:|" + "---:|" * len(labels)]
+    for r in result["cases"]:
+        cells = []
+        for label in labels:
+            v = r["impls"].get(label, {})
+            if "time_us" not in v:
+                cells.append(v.get("status", "-"))
+                continue
+            sp = v.get("speedup_vs_compiled")
+            cells.append(f"{v['time_us']:,.1f} ({v['pct_sol']:.0f}%)" + (f" {sp:.2f}×" if sp and label != "compiled" else ""))
+        lines.append(f"| {r['case']} | {r['sol_us']:,.1f} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["run", "markdown", "RUNGS"]

@@ -1,0 +1,246 @@
+"""The correctness protocol (DESIGN.md): fresh random inputs, float64 reference, poisoned outputs,
+inputs checked unchanged, a second call on new values in the same buffers, a diagnosis on failure.
+
+These functions run inside the worker process, next to the code being graded.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+from grading.spec import Case, KernelSpec, Tolerance
+
+PASS, FAIL, ERROR, NOT_IMPLEMENTED, SKIPPED = "pass", "fail", "error", "not implemented", "skipped"
+
+
+@dataclasses.dataclass
+class CaseResult:
+    case: str
+    status: str
+    message: str = ""
+    seed: int | None = None
+    rel_l2: float | None = None
+    max_err: float | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASS
+
+
+class Mismatch(AssertionError):
+    """An output that is not the reference; the message is the diagnosis."""
+
+
+def case_seed(seed: int, index: int) -> int:
+    return (seed * 1_000_003 + index) % 2**63
+
+
+def _flat(out) -> list:
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def _dt(d: torch.dtype) -> str:
+    return str(d).replace("torch.", "")
+
+
+def _tensors(args, kwargs) -> list[tuple[str, torch.Tensor]]:
+    named = [(f"argument {i}", a) for i, a in enumerate(args)] + list(kwargs.items())
+    return [(n, t) for n, t in named if isinstance(t, torch.Tensor)]
+
+
+def _as_float(t: torch.Tensor) -> torch.Tensor:
+    # float8 and other narrow types don't support most math; compare in float64.
+    return t.to(torch.float64)
+
+
+def compare(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, scale: float = 1.0,
+            what: str = "output") -> tuple[float, float]:
+    """Raise Mismatch with a diagnosis unless `out` matches `ref` within `tol`. Returns
+    (relative L2 error, worst |out - ref|)."""
+    o = _as_float(out).cpu()
+    r = ref.to(torch.float64).cpu()
+    finite_ref = torch.isfinite(r)
+    bad = ~torch.isfinite(o) & finite_ref
+    if bad.any():
+        idx = tuple(int(i) for i in bad.nonzero()[0])
+        n_bad = int(bad.sum())
+        raise Mismatch(f"{what} has {n_bad} NaN/inf value(s) where the reference is finite, first at "
+                       f"{list(idx)} (got {o[idx].item()}, expected {r[idx].item():.6g})")
+    o = torch.where(finite_ref, o, 0.0)
+    r = torch.where(finite_ref, r, 0.0)
+    diff = (o - r).abs()
+    ref_norm = r.norm().item()
+    rel_l2 = diff.norm().item() / ref_norm if ref_norm > 0 else diff.norm().item()
+    allowed = tol.atol * scale + tol.rtol * r.abs()
+    excess = diff / allowed
+    worst = int(excess.argmax()) if excess.numel() else 0
+    max_err = float(diff.max()) if diff.numel() else 0.0
+    if excess.numel() and excess.view(-1)[worst] > 1 or rel_l2 > tol.rel_l2:
+        idx = list(torch.unravel_index(torch.tensor(worst), o.shape)) if o.dim() else []
+        idx = [int(i) for i in idx]
+        n_over = int((excess > 1).sum())
+        raise Mismatch(
+            f"{what}: {n_over} of {o.numel()} elements out of tolerance; worst at {idx}: got "
+            f"{o.view(-1)[worst].item():.6g}, expected {r.view(-1)[worst].item():.6g} "
+            f"(|error| {diff.view(-1)[worst].item():.3g}, allowed {allowed.view(-1)[worst].item():.3g}); "
+            f"relative L2 error {rel_l2:.3g} (limit {tol.rel_l2:g})")
+    return rel_l2, max_err
+
+
+def check_structure(out, ref, spec: KernelSpec, case: Case, inputs: list[tuple[str, torch.Tensor]],
+                    device: torch.device) -> None:
+    outs, refs = _flat(out), _flat(ref)
+    if len(outs) != len(refs):
+        raise Mismatch(f"expected {len(refs)} output(s), got {len(outs)} ({type(out).__name__})")
+    expected_dtypes = spec.out_dtypes(case)
+    for i, (o, r, dt) in enumerate(zip(outs, refs, expected_dtypes)):
+        name = f"output {i}" if len(refs) > 1 else "output"
+        if not isinstance(o, torch.Tensor):
+            raise Mismatch(f"{name}: expected a torch.Tensor, got {type(o).__name__}")
+        if o.device.type != device.type:
+            raise Mismatch(f"{name}: expected a tensor on {device.type}, got one on {o.device}")
+        if tuple(o.shape) != tuple(r.shape):
+            raise Mismatch(f"{name}: expected shape {tuple(r.shape)}, got {tuple(o.shape)}")
+        if o.dtype != dt:
+            raise Mismatch(f"{name}: expected dtype {_dt(dt)}, got {_dt(o.dtype)}")
+        for in_name, t in inputs:
+            if o.numel() and t.numel() and o.untyped_storage().data_ptr() == t.untyped_storage().data_ptr():
+                raise Mismatch(f"{name} shares memory with {in_name}: return a new tensor, "
+                               f"do not write into (or return a view of) an input")
+
+
+def poison_allocator(ref, device: torch.device) -> None:
+    """Leave NaN bit patterns (0xFF bytes) in the memory the implementation's outputs will get.
+
+    PyTorch's CUDA caching allocator hands a freed block of the right size class to the next
+    allocation, so an output that is allocated but not fully written reads as NaN and fails,
+    instead of passing by luck on zeroed memory.
+    """
+    if device.type != "cuda":
+        return
+    blocks = [torch.empty(r.numel() * 8 + 512, dtype=torch.uint8, device=device).fill_(0xFF) for r in _flat(ref)]
+    del blocks
+
+
+def summarize_exception(exc: BaseException, impl_path: str | None = None) -> str:
+    """One or two lines: the error and where in the graded file it happened (no traceback wall)."""
+    text = f"{type(exc).__name__}: {exc}".strip()
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) > 6:
+        lines = lines[:6] + [f"... ({len(lines) - 6} more lines)"]
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = None
+    if impl_path:
+        own = [f for f in frames if Path(f.filename).resolve() == Path(impl_path).resolve()]
+        where = own[-1] if own else None
+    if where is None:
+        ours = [f for f in frames if "site-packages" not in f.filename and "/grading/" not in f.filename]
+        where = ours[-1] if ours else (frames[-1] if frames else None)
+    loc = f" (at {Path(where.filename).name}:{where.lineno} in {where.name})" if where else ""
+    return "\n".join(lines) + loc
+
+
+def is_fatal_cuda_error(exc: BaseException) -> bool:
+    msg = str(exc)
+    return any(s in msg for s in ("CUDA error", "illegal memory access", "device-side assert",
+                                  "unspecified launch failure", "CUDA driver error"))
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def run_case(fn: Callable, spec: KernelSpec, case: Case, seed: int, device: torch.device,
+             impl_path: str | None = None) -> CaseResult:
+    """Check `fn` on one case. Exceptions other than a failed check propagate to the caller."""
+    gen = torch.Generator().manual_seed(seed)
+    args, kwargs = spec.make_inputs(case.params, case.dtype, gen, device)
+    inputs = _tensors(args, kwargs)
+    before = [t.clone() for _, t in inputs]
+    ref = spec.reference(*args, **kwargs)
+    tol = spec.tolerance(case.dtype)
+
+    poison_allocator(ref, device)
+    out = fn(*args, **kwargs)
+    _sync(device)
+    check_structure(out, ref, spec, case, inputs, device)
+    errs = [compare(o, r, tol, case.scale, what=f"output {i}" if isinstance(ref, tuple) else "output")
+            for i, (o, r) in enumerate(zip(_flat(out), _flat(ref)))]
+    for (name, t), t0 in zip(inputs, before):
+        if not torch.equal(t, t0):
+            n = int((t != t0).sum())
+            raise Mismatch(f"{name} was modified by the call ({n} element(s) changed): kernels must not "
+                           f"write to their inputs")
+
+    # Same buffers, new values: a correct kernel recomputes; one that caches returns stale output.
+    first = [o.clone() for o in _flat(out)]
+    new_args, new_kwargs = spec.make_inputs(case.params, case.dtype, torch.Generator().manual_seed(seed + 1), device)
+    for (_, t), (_, t_new) in zip(inputs, _tensors(new_args, new_kwargs)):
+        t.copy_(t_new)
+    ref2 = spec.reference(*args, **kwargs)
+    poison_allocator(ref2, device)
+    out2 = fn(*args, **kwargs)
+    _sync(device)
+    check_structure(out2, ref2, spec, case, inputs, device)
+    for i, (o, r, o1) in enumerate(zip(_flat(out2), _flat(ref2), first)):
+        try:
+            compare(o, r, tol, case.scale, what="second call")
+        except Mismatch as e:
+            if torch.equal(o, o1):
+                raise Mismatch("second call with new values in the same input buffers returned the first "
+                               "call's answer: results must not be cached across calls") from None
+            raise Mismatch(f"{e} (second call, new values in the same buffers)") from None
+
+    rel_l2 = max(e[0] for e in errs)
+    max_err = max(e[1] for e in errs)
+    return CaseResult(case.describe(), PASS, f"rel L2 {rel_l2:.2e}", seed, rel_l2, max_err)
+
+
+def check_impl(fn: Callable, spec: KernelSpec, cases: list[Case], seed: int, device: torch.device,
+               impl_path: str | None = None,
+               on_result: Callable[[CaseResult], Any] | None = None,
+               on_start: Callable[[Case], Any] | None = None) -> list[CaseResult]:
+    """Run every case; stop early on "not implemented" or a dead CUDA context."""
+    results = []
+
+    def emit(r: CaseResult):
+        results.append(r)
+        if on_result:
+            on_result(r)
+
+    for i, case in enumerate(cases):
+        s = case_seed(seed, i)
+        if on_start:
+            on_start(case)
+        try:
+            emit(run_case(fn, spec, case, s, device, impl_path))
+        except Mismatch as e:
+            emit(CaseResult(case.describe(), FAIL, f"{e} [seed {s}]", s))
+        except NotImplementedError as e:
+            emit(CaseResult(case.describe(), NOT_IMPLEMENTED, str(e) or "not implemented yet", s))
+            break
+        except Exception as e:  # noqa: BLE001 - a student's crash is a result, not our crash
+            # Only an implementation that used grading.cuda can raise its "no GPU" signal.
+            cuda_mod = sys.modules.get("grading.cuda")
+            if cuda_mod and isinstance(e, cuda_mod.CudaUnavailable):
+                emit(CaseResult(case.describe(), SKIPPED, str(e), s))
+                break
+            emit(CaseResult(case.describe(), ERROR, summarize_exception(e, impl_path) + f" [seed {s}]", s))
+            if is_fatal_cuda_error(e):
+                rest = len(cases) - i - 1
+                if rest:
+                    emit(CaseResult("(remaining cases)", ERROR,
+                                    f"not run: the CUDA context is unusable after this error ({rest} cases)"))
+                break
+    return results
+
+
+def nan_safe(x: float | None) -> float | None:
+    return None if x is None or math.isnan(x) else x

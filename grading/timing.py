@@ -1,0 +1,160 @@
+"""The timing protocol (DESIGN.md): CUDA events, warm-up, many repetitions, median and spread,
+the L2 cache flushed between repetitions, and CUDA graphs where launch overhead would dominate.
+
+Why each piece (chapter 00 shows every trap measured):
+- events, not host clocks: a launch returns before the kernel runs;
+- warm-up: the first call pays for compilation, module load and allocator growth;
+- L2 flush: H100/H200 have 50-60 MB of L2; a repeated call on inputs that fit there measures the
+  cache, not HBM;
+- median and the 20-80% spread: one slow repetition (a clock change, another process) must not
+  move the result, and the spread says how far two numbers must differ to mean anything;
+- CUDA graphs: a Python launch costs 5-20 µs of CPU; a kernel that runs for 3 µs is then timed
+  as the launch path, not as the kernel.
+"""
+from __future__ import annotations
+
+import dataclasses
+import statistics
+import time
+from typing import Any, Callable
+
+import torch
+
+ArgSet = tuple[tuple, dict]
+
+# Below this per-call time (events), launch overhead is a large share: also time in a CUDA graph.
+GRAPH_BELOW_S = 30e-6
+
+
+@dataclasses.dataclass
+class Timing:
+    median_s: float
+    p20_s: float
+    p80_s: float
+    reps: int
+    mode: str
+    wall_s: float                   # host wall-clock time of the timed loop, synchronised
+    device_total_s: float           # the sum of the event times in that loop
+    graph_median_s: float | None = None
+    graph_mode: str | None = None
+
+    @property
+    def best_s(self) -> float:
+        """The per-call time to report: the graph replay where one was measured."""
+        return self.graph_median_s if self.graph_median_s is not None else self.median_s
+
+    @property
+    def spread(self) -> float:
+        """(p80 - p20) / median: the relative noise of this measurement."""
+        return (self.p80_s - self.p20_s) / self.median_s if self.median_s > 0 else 0.0
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def _quantile(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    pos = q * (len(xs) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def l2_flush_buffer(device: torch.device) -> torch.Tensor:
+    l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 64 * 2**20) or 64 * 2**20
+    return torch.empty(2 * l2, dtype=torch.uint8, device=device)
+
+
+def time_fn(fn: Callable, arg_sets: list[ArgSet], *, device: torch.device | str = "cuda",
+            warmup: int = 3, target_s: float = 0.25, min_reps: int = 10, max_reps: int = 2000,
+            graph: bool | None = None) -> tuple[Timing, Any, int]:
+    """Time fn over rotating input sets. Returns (timing, output of the last timed call, index
+    of the input set that call used) so the caller can check what was produced while timed."""
+    device = torch.device(device)
+    if device.type != "cuda":
+        raise RuntimeError("timing needs a CUDA GPU (CPU mode checks correctness only)")
+    for i in range(warmup):
+        args, kwargs = arg_sets[i % len(arg_sets)]
+        fn(*args, **kwargs)
+    torch.cuda.synchronize(device)
+
+    flush = l2_flush_buffer(device)
+    # Estimate one call to size the loop: ~target_s of device time, within [min_reps, max_reps].
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for i in range(3):
+        args, kwargs = arg_sets[i % len(arg_sets)]
+        fn(*args, **kwargs)
+    end.record()
+    torch.cuda.synchronize(device)
+    est = max(start.elapsed_time(end) / 3e3, 1e-7)
+    reps = int(min(max(target_s / est, min_reps), max_reps))
+
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    out, idx = None, 0
+    t0 = time.perf_counter()
+    for r in range(reps):
+        idx = r % len(arg_sets)
+        args, kwargs = arg_sets[idx]
+        flush.zero_()  # a 2×L2 write evicts whatever the last repetition left in L2
+        starts[r].record()
+        out = fn(*args, **kwargs)
+        ends[r].record()
+    torch.cuda.synchronize(device)
+    wall = time.perf_counter() - t0
+    times = [s.elapsed_time(e) / 1e3 for s, e in zip(starts, ends)]
+    timing = Timing(median_s=statistics.median(times), p20_s=_quantile(times, 0.2), p80_s=_quantile(times, 0.8),
+                    reps=reps, mode="CUDA events, L2 flushed before each call", wall_s=wall,
+                    device_total_s=sum(times))
+    del flush
+
+    if graph or (graph is None and timing.median_s < GRAPH_BELOW_S):
+        g = time_graph(fn, arg_sets, device=device)
+        if g is not None:
+            timing.graph_median_s, timing.graph_mode = g
+    return timing, out, idx
+
+
+def time_graph(fn: Callable, arg_sets: list[ArgSet], *, device: torch.device,
+               replays: int = 20) -> tuple[float, str] | None:
+    """Median per-call time of `fn` captured in a CUDA graph: one call per input set, replayed.
+
+    Input sets should add up to more than L2 (the caller's job) so replays read from HBM.
+    Returns None when the function cannot be captured (it synchronises, or allocates on the host).
+    """
+    stream = torch.cuda.Stream(device)
+    stream.wait_stream(torch.cuda.current_stream(device))
+    try:
+        with torch.cuda.stream(stream):
+            for args, kwargs in arg_sets[:2]:
+                fn(*args, **kwargs)
+        torch.cuda.current_stream(device).wait_stream(stream)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for args, kwargs in arg_sets:
+                fn(*args, **kwargs)
+    except Exception:  # noqa: BLE001 - not capturable: report events only
+        torch.cuda.synchronize(device)
+        return None
+    g.replay()
+    torch.cuda.synchronize(device)
+    times = []
+    for _ in range(replays):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        g.replay()
+        e.record()
+        torch.cuda.synchronize(device)
+        times.append(s.elapsed_time(e) / 1e3 / len(arg_sets))
+    nbytes = sum(t.numel() * t.element_size() for args, kwargs in arg_sets
+                 for t in list(args) + list(kwargs.values()) if isinstance(t, torch.Tensor))
+    del g
+    return statistics.median(times), f"CUDA graph of {len(arg_sets)} calls on {nbytes / 2**20:.0f} MiB of rotated inputs"
+
+
+def rotation_count(bytes_per_set: float, device: torch.device, cap: int = 64) -> int:
+    """How many distinct input sets make the rotation larger than 2× L2 (so no call hits L2)."""
+    l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 64 * 2**20) or 64 * 2**20
+    need = int(2 * l2 // max(bytes_per_set, 1)) + 1
+    return max(1, min(cap, need))

@@ -1,0 +1,80 @@
+"""Broken silu_mul implementations, each with one defect the grader must reject."""
+import os
+import time
+
+import torch
+import torch.nn.functional as F
+
+_cache = {}
+
+
+def correct(gate, up):
+    return F.silu(gate) * up
+
+
+def wrong_math(gate, up):
+    return torch.sigmoid(gate) * up  # forgot the factor gate
+
+
+def low_precision(gate, up):
+    # silu computed in float16 and rounded twice: fine for fp16 inputs, too coarse for fp32.
+    return (F.silu(gate.half()) * up.half()).to(gate.dtype)
+
+
+def nan_output(gate, up):
+    out = F.silu(gate) * up
+    out.view(-1)[out.numel() // 2] = float("nan")
+    return out
+
+
+def unwritten_tail(gate, up):
+    out = torch.empty_like(gate, memory_format=torch.contiguous_format)
+    n = gate.shape[-1]
+    k = max(n - 1, 0)
+    out[..., :k] = (F.silu(gate) * up)[..., :k]  # forgets the last column: N-1 vs N
+    return out
+
+
+def mutates_input(gate, up):
+    gate.mul_(torch.sigmoid(gate))  # in place on the caller's tensor
+    return gate * up
+
+
+def aliases_input(gate, up):
+    return up.mul_(F.silu(gate))  # writes into up and returns it
+
+
+def caches(gate, up):
+    key = (gate.data_ptr(), up.data_ptr(), tuple(gate.shape))
+    if key not in _cache:
+        _cache[key] = F.silu(gate) * up
+    return _cache[key].clone()
+
+
+def wrong_dtype(gate, up):
+    return F.silu(gate.float()) * up.float()
+
+
+def wrong_shape(gate, up):
+    return (F.silu(gate) * up).reshape(-1)
+
+
+def wrong_device(gate, up):
+    return torch.empty(gate.shape, dtype=gate.dtype, device="meta")
+
+
+def raises(gate, up):
+    return F.silu(gate) * up[..., :-1]  # an off-by-one slice: RuntimeError in this very line
+
+
+def not_implemented(gate, up):
+    raise NotImplementedError("silu_mul: TODO")
+
+
+def hangs(gate, up):
+    while True:
+        time.sleep(0.1)
+
+
+def crashes(gate, up):
+    os.abort()  # stands in for a segfault or a dead CUDA context: the process dies
