@@ -4,7 +4,8 @@
 // Napkin math, H200, Llama-3 8B MLP (8192 tokens x 14336 = 117.4M elements, bf16):
 //   bytes  3 streams (gate and up read, out written) x 117.4M x 2 B = 705 MB
 //   SOL    705 MB / 4.27 TB/s (measured H200 copy bandwidth) = 165 us
-//   FLOPs  ~5 per element: 0.8 FLOP/byte, two orders of magnitude left of the ridge point.
+//   FLOPs  ~5 per element: 0.8 FLOP/byte, 20x left of the H200's fp32 ridge point
+//          (67 TFLOP/s / 4.27 TB/s = 16 FLOP/byte).
 // Nothing here is compute: the kernel is fast when its accesses are wide and enough of them are
 // in flight to cover HBM latency, and slow otherwise.
 #include <algorithm>
@@ -17,22 +18,22 @@ namespace {
 // Packs each thread handles per row. Little's law for HBM: 4.27 TB/s x ~0.8 us loaded latency
 // = 3.4 MB in flight, 26 KB per SM on 132 SMs. 2 packs x 2 loads x 16 B = 64 B per thread, and
 // at least 1024 resident threads per SM (kMinBlocksPerSm) make 64 KB per SM, 2.5x that.
-// 4 packs would double it, but the bf16 kernel then wants 95 registers on sm_90a and spills when
-// held to 64, which halves the resident threads again.
+// 4 packs would double it, but then the bf16 kernel wants 95 registers on sm_90a: held to 64 it
+// spills, left alone it fits only 2 blocks per SM.
 constexpr int kUnroll = 2;
 // At most 256 threads per block: 8 blocks fill an SM's 2048 thread slots, and a block is small
 // enough that a partly filled last wave stays evenly spread over the SMs.
 constexpr int kMaxThreads = 256;
 // At least 4 resident blocks of 256 threads per SM: caps registers at 65536 / 1024 = 64 (the
-// kernels take 28-62 on sm_80, sm_90a and sm_100a, no spills).
+// kernels take 27-62 on sm_80, sm_90a and sm_100a, no spills).
 constexpr int kMinBlocksPerSm = 4;
 
 // silu(g) * u for one element, in fp32.
-// expf, not __expf: __expf's error grows with |g| (2 + 1.17|g| ulp, 6e-6 relative at |g| = 80,
-// most of the 1e-5 fp32 tolerance). It costs nothing measurable here: at SOL one bf16 element
-// (6 B) passes every 1.4 ps, time for ~47 fp32 instructions on an H200 (33.5 T instructions/s),
-// and an accurate expf plus an IEEE division take about 20.
-// g / (1 + e^-g) is exact in the limits: g << 0 gives g / inf = -0, g >> 0 gives g.
+// expf, not __expf: __expf's error grows with |g| (2 + 1.17|g| ulp: ~1e-6 relative at g = -10,
+// ~1e-5, the whole fp32 tolerance, at g = -80). Accuracy costs nothing measurable here: at SOL
+// the GPU finishes one bf16 element (6 B of traffic) every 1.4 ps, time for ~47 fp32
+// instructions (H200: 33.5 T/s), and an accurate expf plus an IEEE division take about 20.
+// g / (1 + e^-g) has the right limits: g << 0 gives g / inf = -0, g >> 0 gives g.
 template <typename T>
 __device__ __forceinline__ T silu_mul_one(T gate, T up) {
   const float g = to_float(gate);

@@ -206,8 +206,10 @@ def run_case(fn: Callable, spec: KernelSpec, case: Case, seed: int, device: torc
 def check_impl(fn: Callable, spec: KernelSpec, cases: list[Case], seed: int, device: torch.device,
                impl_path: str | None = None,
                on_result: Callable[[CaseResult], Any] | None = None,
-               on_start: Callable[[Case], Any] | None = None) -> list[CaseResult]:
-    """Run every case; stop early on "not implemented" or a dead CUDA context."""
+               on_start: Callable[[Case], Any] | None = None,
+               rung: str | None = None) -> list[CaseResult]:
+    """Run every case, then the spec's extra check for `rung` if it has one; stop early on "not
+    implemented" or a dead CUDA context."""
     results = []
 
     def emit(r: CaseResult):
@@ -239,6 +241,20 @@ def check_impl(fn: Callable, spec: KernelSpec, cases: list[Case], seed: int, dev
                     emit(CaseResult("(remaining cases)", ERROR,
                                     f"not run: the CUDA context is unusable after this error ({rest} cases)"))
                 break
+    else:
+        extra = spec.extra_checks.get(rung or "")
+        if extra is not None:
+            # The check function's name, read with spaces, names the result.
+            name = extra.__name__.replace("_", " ")
+            if on_start:
+                on_start(Case(name, {}, torch.float32))
+            try:
+                extra(fn, device)
+                emit(CaseResult(name, PASS))
+            except Mismatch as e:
+                emit(CaseResult(name, FAIL, str(e)))
+            except Exception as e:  # noqa: BLE001
+                emit(CaseResult(name, ERROR, summarize_exception(e, impl_path)))
     return results
 
 

@@ -29,14 +29,17 @@ def print_impl(console: Console, spec: KernelSpec, rep: ImplReport) -> None:
     console.print(head)
     if rep.failure:
         console.print(f"  [red]{rep.failure}[/]", highlight=False)
-    bad = [r for r in rep.results if r.status not in (check.PASS,)]
+    stopped = rep.results[-1] if rep.results and rep.results[-1].status in (check.SKIPPED, check.NOT_IMPLEMENTED) else None
+    if stopped:  # one line says it all: every case would be the same
+        console.print(f"  {_styled(stopped.status)}: {stopped.message}", highlight=False)
+    bad = [r for r in rep.results if r.status not in (check.PASS,) and r is not stopped]
     for r in bad[:MAX_FAILURES_SHOWN]:
         console.print(f"  {_styled(r.status)} {r.case}", highlight=False)
         for line in r.message.splitlines():
             console.print(f"      {line}", highlight=False, markup=False)
     if len(bad) > MAX_FAILURES_SHOWN:
         console.print(f"  ... and {len(bad) - MAX_FAILURES_SHOWN} more case(s) not passing")
-    if rep.results:
+    if rep.results and not stopped:
         console.print(f"  correctness: {rep.n_passed}/{len(rep.results)} cases pass")
     for s in rep.speeds:
         if s.status != check.PASS:
@@ -55,7 +58,7 @@ def summary_table(spec: KernelSpec, reports: list[ImplReport]) -> Table:
     t.add_column("verdict")
     for rep in reports:
         n = len(rep.results)
-        corr = f"{rep.n_passed}/{n}" if n else "-"
+        corr = f"{rep.n_passed}/{n}" if n and rep.status not in (check.SKIPPED, check.NOT_IMPLEMENTED) else "-"
         times = ", ".join(f"{s.time_s * 1e6:.1f} µs" for s in rep.speeds if s.time_s) or "-"
         pct = rep.median_pct_sol()
         tier, speed_ok = speed_verdict(spec, rep)

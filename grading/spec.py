@@ -48,8 +48,8 @@ class Case:
     scale: float = 1.0
 
     def describe(self) -> str:
-        shape = ", ".join(f"{k}={v}" for k, v in self.params.items())
-        return f"{self.name} [{shape}, {str(self.dtype).replace('torch.', '')}]"
+        shape = "".join(f"{k}={v}, " for k, v in self.params.items())
+        return f"{self.name} [{shape}{str(self.dtype).replace('torch.', '')}]"
 
 
 @dataclasses.dataclass
@@ -105,6 +105,10 @@ class KernelSpec:
     tolerances: dict[torch.dtype, Tolerance] = dataclasses.field(
         default_factory=lambda: dict(DEFAULT_TOLERANCES))
     description: str = ""
+    # Checks beyond the cases, per rung: rung -> check(fn, device), run after the cases; it raises
+    # grading.check.Mismatch with a diagnosis on failure (e.g. the compiled rung must not
+    # recompile for every new token count).
+    extra_checks: dict[str, Callable[[Callable, torch.device], None]] = dataclasses.field(default_factory=dict)
 
     def tolerance(self, dtype: torch.dtype) -> Tolerance:
         return self.tolerances[dtype]

@@ -96,7 +96,8 @@ def main(job_path: str) -> int:
             cases = spec.cases(env.CPU_MODE or job.get("quick", False))
             results = check.check_impl(fn, spec, cases, job["seed"], device, ref.path,
                              on_result=lambda r: events.emit("result", **dataclasses.asdict(r)),
-                             on_start=lambda c: events.emit("case_start", case=c.describe(), phase="check"))
+                             on_start=lambda c: events.emit("case_start", case=c.describe(), phase="check"),
+                             rung=ref.rung)
         if job.get("time") and not all(r.passed for r in results):
             events.emit("timing_skipped", message="not timed: correctness must pass first")
         elif job.get("time") and not env.CPU_MODE:

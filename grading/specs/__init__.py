@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from grading.spec import KernelSpec
-from grading.specs import silu_mul
+from grading.specs import rmsnorm, silu_mul
 
-SPECS: dict[str, KernelSpec] = {s.name: s for s in (silu_mul.SPEC,)}
+SPECS: dict[str, KernelSpec] = {s.name: s for s in (silu_mul.SPEC, rmsnorm.SPEC, rmsnorm.FUSED_SPEC)}
 
 
 def get_spec(name: str) -> KernelSpec:

@@ -78,3 +78,22 @@ def hangs(gate, up):
 
 def crashes(gate, up):
     os.abort()  # stands in for a segfault or a dead CUDA context: the process dies
+
+
+def unwritten(gate, up):
+    return torch.empty(gate.shape, dtype=gate.dtype, device=gate.device)  # never written
+
+
+def illegal_address(gate, up):
+    # A Triton kernel that stores far outside any allocation: on a GPU the CUDA context dies.
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def _bad_store(out_ptr):
+        tl.store(out_ptr + (1 << 40), 1.0)
+
+    out = torch.empty(gate.shape, dtype=torch.float32, device=gate.device)
+    _bad_store[(1,)](out)
+    torch.cuda.synchronize()
+    return out.to(gate.dtype)

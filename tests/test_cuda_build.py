@@ -1,0 +1,357 @@
+"""The CUDA side of the toolkit: every .cu file compiles (nvcc only, no GPU needed), and the
+loader's pure-Python parts (namespaces, gencode flags, ptxas report, stub and no-GPU handling)
+behave. A GPU build of the silu_mul reference is checked where a GPU is present."""
+from __future__ import annotations
+
+import functools
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+
+import grading.cuda as kc
+from grading import env
+
+ROOT = kc.REPO_ROOT
+STUB = ROOT / "chapters" / "00_speed_of_light" / "silu_mul.cu"
+REFERENCE = kc.CSRC / "silu_mul.cu"
+CU_FILES = sorted(ROOT.glob("csrc/*.cu")) + sorted(ROOT.glob("chapters/*/*.cu"))
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def _compile_cases():
+    cases = []
+    for f in CU_FILES:
+        if kc.needs_cutlass(f):  # CUTLASS 3.x kernels target Hopper only
+            cases.append(pytest.param(f, "sm_90a", True, id=f"{_rel(f)}-sm_90a"))
+        else:
+            cases += [pytest.param(f, arch, False, id=f"{_rel(f)}-{arch}") for arch in ("sm_80", "sm_90a")]
+    return cases
+
+
+@pytest.fixture
+def nvcc():
+    if kc.nvcc_path() is None:
+        pytest.skip("nvcc not found: CUDA sources cannot be compile-checked here")
+
+
+@functools.cache
+def _compiled(path: Path, arch: str, cutlass: bool = False) -> kc.CompileReport:
+    return kc.compile_only(path, arch, cutlass=cutlass)
+
+
+# --- every kernel file compiles ------------------------------------------------------------------
+
+@pytest.mark.parametrize("path, arch, cutlass", _compile_cases())
+def test_cu_file_compiles(nvcc, path, arch, cutlass):
+    if cutlass:
+        try:
+            kc.cutlass_include_dirs()
+        except kc.CutlassNotFound as e:
+            pytest.skip(str(e))
+    report = _compiled(path, arch, cutlass)
+    assert report.ok, f"{_rel(path)} does not compile for {arch}:\n{report.errors()}"
+    assert report.kernels, f"{_rel(path)}: ptxas reported no kernels for {arch}:\n{report.log}"
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_silu_mul_reference_does_not_spill(nvcc, arch):
+    report = _compiled(REFERENCE, arch)
+    assert report.ok, report.errors()
+    # fp32/fp16/bf16 x (16-byte vector path, scalar path)
+    assert len(report.kernels) == 6, report.format()
+    spilling = {k: v for k, v in report.kernels.items() if v["spill_stores"] or v["spill_loads"]}
+    assert not spilling, f"silu_mul spills registers on {arch}:\n{report.format()}"
+    # __launch_bounds__(256, 4) holds every kernel to 64 registers.
+    assert max(v["registers"] for v in report.kernels.values()) <= 64, report.format()
+
+
+def test_compile_error_is_reported(nvcc, tmp_path):
+    bad = tmp_path / "bad.cu"
+    bad.write_text("__global__ void k(float* x) { x[0] = undeclared_name; }\n")
+    report = kc.compile_only(bad, "sm_80")
+    assert not report.ok
+    assert "undeclared_name" in report.errors()
+    assert report.summary().startswith("sm_80: does not compile")
+
+
+# --- namespaces and the build cache key ----------------------------------------------------------
+
+def test_namespace_is_stable_and_follows_the_sources(tmp_path):
+    cu, cpp = tmp_path / "k.cu", tmp_path / "k.cpp"
+    cu.write_text("__global__ void k() {}\n")
+    cpp.write_text("// binding\n")
+    flags = ["-O3", "-gencode=arch=compute_90a,code=sm_90a"]
+
+    first = kc.build_namespace("silu_mul", [cu, cpp], flags)
+    assert first == kc.build_namespace("silu_mul", [cu, cpp], list(flags))
+    assert first.startswith("kl_silu_mul_") and len(first) == len("kl_silu_mul_") + 8
+    assert first.isidentifier()
+
+    assert kc.build_namespace("silu_mul", [cu, cpp], ["-O3", "-gencode=arch=compute_80,code=sm_80"]) != first
+    assert kc.build_namespace("rmsnorm", [cu, cpp], flags) != first
+    cu.write_text("__global__ void k() { }\n")
+    assert kc.build_namespace("silu_mul", [cu, cpp], flags) != first
+
+
+def test_source_files_follow_local_includes(tmp_path):
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "common.cuh").write_text("#pragma once\n")
+    (tmp_path / "helper.cuh").write_text('#include "common.cuh"\n')
+    cu = tmp_path / "k.cu"
+    cu.write_text('#include <cuda_runtime.h>\n#include "helper.cuh"\n#include "common.cuh"\n')
+    files = kc.source_files([cu], [inc])
+    assert [f.name for f in files] == ["k.cu", "helper.cuh", "common.cuh"]
+
+    flags = ["-O3"]
+    before = kc.build_namespace("k", files, flags)
+    (inc / "common.cuh").write_text("#pragma once\n#define CHANGED 1\n")
+    assert kc.build_namespace("k", kc.source_files([cu], [inc]), flags) != before
+
+
+def test_reference_binding_dependencies():
+    files = kc.source_files([REFERENCE, kc.BINDINGS / "silu_mul.cpp"])
+    assert {f.name for f in files} >= {"silu_mul.cu", "silu_mul.cpp", "silu_mul.h", "kl_common.cuh"}
+
+
+# --- architectures --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("capability, flag", [
+    ((8, 0), "-gencode=arch=compute_80,code=sm_80"),
+    ((8, 9), "-gencode=arch=compute_89,code=sm_89"),
+    ((9, 0), "-gencode=arch=compute_90a,code=sm_90a"),
+    ((10, 0), "-gencode=arch=compute_100a,code=sm_100a"),
+])
+def test_gencode_flags(capability, flag):
+    assert kc.gencode_flags(capability) == [flag]
+
+
+def test_gencode_flag_rejects_nonsense():
+    with pytest.raises(ValueError, match="sm_80"):
+        kc.gencode_flag("hopper")
+
+
+# --- the ptxas report -----------------------------------------------------------------------------
+
+# Captured from nvcc 13.0 (-Xptxas -v), plus a spilling kernel with shared memory and a device
+# function that was not inlined.
+PTXAS_SAMPLE = """\
+ptxas info    : 0 bytes gmem
+ptxas info    : Function properties for _Z6helperf
+    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads
+ptxas info    : Compiling entry function '_ZN44_GLOBAL__N__a304f4a6_11_silu_mul_cu_251eac5e16_silu_mul_kernelI13__nv_bfloat16Li8EEEvPKT_S4_PS2_llll' for 'sm_90a'
+ptxas info    : Function properties for _ZN44_GLOBAL__N__a304f4a6_11_silu_mul_cu_251eac5e16_silu_mul_kernelI13__nv_bfloat16Li8EEEvPKT_S4_PS2_llll
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 62 registers, used 0 barriers
+ptxas info    : Compile time = 75.786 ms
+ptxas info    : Compiling entry function '_Z11tile_kernelPfS_i' for 'sm_90a'
+ptxas info    : Function properties for _Z11tile_kernelPfS_i
+    120 bytes stack frame, 60 bytes spill stores, 120 bytes spill loads
+ptxas info    : Used 64 registers, used 1 barriers, 8192 bytes smem, 120 bytes cumulative stack size
+ptxas info    : Compile time = 12.001 ms
+"""
+SILU_BF16 = "_ZN44_GLOBAL__N__a304f4a6_11_silu_mul_cu_251eac5e16_silu_mul_kernelI13__nv_bfloat16Li8EEEvPKT_S4_PS2_llll"
+
+
+def test_ptxas_report_parser():
+    kernels = kc.parse_ptxas_report(PTXAS_SAMPLE, demangle=False)
+    assert kernels == {
+        SILU_BF16: {"registers": 62, "stack_frame": 0, "spill_stores": 0, "spill_loads": 0, "smem": 0},
+        "_Z11tile_kernelPfS_i": {"registers": 64, "stack_frame": 120, "spill_stores": 60,
+                                 "spill_loads": 120, "smem": 8192},
+    }
+    report = kc.CompileReport(ok=True, arch="sm_90a", log=PTXAS_SAMPLE, kernels=kernels)
+    assert report.summary() == ("sm_90a: 2 kernels, max 64 registers, spills in 1 kernel (up to 60 B stored, "
+                                "120 B loaded), max 8192 bytes static shared memory")
+    assert len(report.format().splitlines()) == 3
+
+
+def test_ptxas_report_demangles():
+    if shutil.which("c++filt") is None:
+        pytest.skip("c++filt not found: kernel names stay mangled")
+    assert set(kc.parse_ptxas_report(PTXAS_SAMPLE)) == {"_silu_mul_kernel<__nv_bfloat16, 8>", "tile_kernel"}
+
+
+def test_summary_without_spills():
+    kernels = {"a": {"registers": 18, "stack_frame": 0, "spill_stores": 0, "spill_loads": 0, "smem": 0}}
+    report = kc.CompileReport(ok=True, arch="sm_80", log="", kernels=kernels)
+    assert report.summary() == "sm_80: 1 kernel, max 18 registers, no spills"
+
+
+def test_first_error_lines_keeps_the_start_of_the_diagnosis():
+    log = "\n".join(
+        ["Error building extension 'kl_silu_mul_0123abcd': [1/3] c++ -c a.cpp -o a.o",
+         "FAILED: silu_mul.cuda.o",
+         "/usr/local/cuda/bin/nvcc -c silu_mul.cu -o silu_mul.cuda.o -O3",
+         "silu_mul.cu(12): error: identifier \"x\" is undefined",
+         "      x = 1;", "      ^"]
+        + [f"silu_mul.cu({20 + i}): error: more trouble {i}" for i in range(40)]
+        + ["ninja: build stopped: subcommand failed."])
+    lines = kc.first_error_lines(log).splitlines()
+    assert len(lines) == 15
+    assert lines[0] == 'silu_mul.cu(12): error: identifier "x" is undefined'
+
+
+# --- CUTLASS headers ------------------------------------------------------------------------------
+
+def test_cutlass_from_cutlass_path(tmp_path, monkeypatch):
+    (tmp_path / "include" / "cutlass").mkdir(parents=True)
+    (tmp_path / "tools" / "util" / "include").mkdir(parents=True)
+    monkeypatch.setenv("CUTLASS_PATH", str(tmp_path))
+    assert kc.cutlass_include_dirs() == [tmp_path / "include", tmp_path / "tools" / "util" / "include"]
+
+
+def test_cutlass_missing_says_how_to_install(tmp_path, monkeypatch):
+    monkeypatch.delenv("CUTLASS_PATH", raising=False)
+    monkeypatch.setattr(kc, "_cutlass_wheel_source", lambda: None)
+    with pytest.raises(kc.CutlassNotFound, match="pip install --no-deps nvidia-cutlass"):
+        kc.cutlass_include_dirs()
+    monkeypatch.setenv("CUTLASS_PATH", str(tmp_path))
+    with pytest.raises(kc.CutlassNotFound, match="holds no include/cutlass"):
+        kc.cutlass_include_dirs()
+
+
+def test_needs_cutlass(tmp_path):
+    f = tmp_path / "g.cu"
+    f.write_text("#include <cute/tensor.hpp>\n")
+    assert kc.needs_cutlass(f)
+    assert not kc.needs_cutlass(REFERENCE)
+
+
+# --- stubs and machines without a GPU -------------------------------------------------------------
+
+def test_unwritten_stub_is_not_implemented():
+    assert kc.is_stub(STUB)
+    assert not kc.is_stub(REFERENCE)
+    with pytest.raises(NotImplementedError, match=r"chapters/00_speed_of_light/silu_mul.cu: the kernel "
+                                                  r"is still the stub \(delete KL_STUB_NOT_IMPLEMENTED"):
+        kc.load_kernel("silu_mul", STUB)
+
+
+def test_stub_mark_must_be_defined(tmp_path):
+    f = tmp_path / "k.cu"
+    f.write_text("// #define KL_STUB_NOT_IMPLEMENTED 1\n__global__ void k() {}\n")
+    assert not kc.is_stub(f)
+    f.write_text("__global__ void k() {\n  #define KL_STUB_NOT_IMPLEMENTED 1\n}\n")
+    assert kc.is_stub(f)
+
+
+@pytest.fixture
+def no_gpu(monkeypatch):
+    """The loader's view of a machine without a GPU, whatever this one has."""
+    monkeypatch.setattr(kc, "_gpu_capability", lambda: None)
+
+
+def test_no_gpu_compile_checks_then_says_why(nvcc, no_gpu):
+    with pytest.raises(kc.CudaUnavailable) as info:
+        kc.load_kernel("silu_mul", REFERENCE)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith("no CUDA GPU")
+    assert "compile-checked only (sm_90a: 6 kernels, max " in message and "no spills" in message
+
+
+def test_no_gpu_and_no_nvcc(no_gpu, monkeypatch):
+    monkeypatch.setattr(kc, "nvcc_path", lambda: None)
+    with pytest.raises(kc.CudaUnavailable, match=r"^nvcc not found: the CUDA rung was not compiled$"):
+        kc.load_kernel("silu_mul", REFERENCE)
+
+
+def test_no_gpu_compile_error_shows_the_first_errors(nvcc, no_gpu, tmp_path):
+    bad = tmp_path / "silu_mul.cu"
+    bad.write_text('#include "silu_mul.h"\n'
+                   + "".join(f"int f{i}() {{ return missing_{i}; }}\n" for i in range(40)))
+    with pytest.raises(kc.CudaCompileError) as info:
+        kc.load_kernel("silu_mul", bad)
+    lines = str(info.value).splitlines()
+    assert lines[0].endswith("does not compile for sm_90a:")
+    assert "missing_0" in lines[1]
+    assert len(lines) <= 16
+
+
+def test_unknown_kernel_names_the_missing_binding(tmp_path):
+    f = tmp_path / "nope.cu"
+    f.write_text("__global__ void k() {}\n")
+    with pytest.raises(FileNotFoundError, match="csrc/bindings/nope.cpp"):
+        kc.load_kernel("nope", f)
+
+
+def test_no_gpu_on_this_machine():
+    if not env.CPU_MODE:
+        pytest.skip("a CUDA GPU is present: the real build is tested below")
+    assert kc._gpu_capability() is None
+
+
+# --- a real build (GPU only) ----------------------------------------------------------------------
+
+gpu = pytest.mark.skipif(env.CPU_MODE, reason="no CUDA GPU: the CUDA build is compile-checked only")
+TOLERANCE = {torch.float32: (1e-5, 1e-5), torch.float16: (1e-3, 5e-3), torch.bfloat16: (8e-3, 1.6e-2)}
+
+
+def _silu_mul_ref(gate, up):
+    g, u = gate.double(), up.double()
+    return g * torch.sigmoid(g) * u
+
+
+def _layout(layout: str, shape, dtype, gen):
+    *lead, n = shape
+    numel = 1
+    for d in shape:
+        numel *= d
+
+    def rand(*s):
+        return torch.randn(*s, generator=gen).to("cuda", dtype)
+
+    if layout == "contiguous":
+        return rand(*shape), rand(*shape)
+    if layout == "chunked":  # the two halves of one fused gate_up output: row stride 2n
+        return rand(*lead, 2 * n).chunk(2, dim=-1)
+    # one element past the allocation: no 16-byte alignment, the scalar path
+    return rand(numel + 1)[1:].view(shape), rand(numel + 1)[1:].view(shape)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("layout", ["contiguous", "chunked", "offset"])
+@pytest.mark.parametrize("shape", [[1, 1], [3, 37], [37, 1000], [2, 5, 96], [1, 4097], [123, 14336]],
+                         ids=str)
+def test_silu_mul_cuda_matches_reference(dtype, layout, shape):
+    ops = kc.load_kernel("silu_mul", REFERENCE)
+    seed = 1234
+    gate, up = _layout(layout, shape, dtype, torch.Generator().manual_seed(seed))
+    out = ops.silu_mul(gate, up)
+    assert out.shape == gate.shape and out.dtype == dtype and out.is_contiguous()
+    atol, rtol = TOLERANCE[dtype]
+    torch.testing.assert_close(out.double(), _silu_mul_ref(gate, up), atol=atol, rtol=rtol,
+                               msg=lambda m: f"{layout} {shape} {dtype} seed={seed}: {m}")
+
+
+@gpu
+def test_silu_mul_cuda_rejects_bad_inputs():
+    ops = kc.load_kernel("silu_mul", REFERENCE)
+    x = torch.randn(4, 6, 8, device="cuda")
+    with pytest.raises((ValueError, RuntimeError), match="collapse"):
+        ops.silu_mul(x[:, :3], x[:, 3:])
+    with pytest.raises((ValueError, RuntimeError), match="up: expected the shape of gate"):
+        ops.silu_mul(x, x[:, :3])
+    with pytest.raises((TypeError, RuntimeError), match="gate: expected dtype"):
+        ops.silu_mul(x.double(), x.double())
+    assert ops.silu_mul(x[:0], x[:0]).shape == (0, 6, 8)
+
+
+@gpu
+def test_silu_mul_cuda_under_torch_compile():
+    def fake(gate, up):
+        return torch.empty(gate.shape, dtype=gate.dtype, device=gate.device)
+
+    ops = kc.load_kernel("silu_mul", REFERENCE, fake=fake)
+    assert kc.load_kernel("silu_mul", REFERENCE) is ops  # memoized per source hash
+    gate, up = torch.randn(2, 64, 2 * 512, device="cuda", dtype=torch.bfloat16).chunk(2, dim=-1)
+    compiled = torch.compile(lambda g, u: ops.silu_mul(g, u) * 2, fullgraph=True)
+    torch.testing.assert_close(compiled(gate, up).double(), 2 * _silu_mul_ref(gate, up),
+                               atol=2e-2, rtol=2e-2)
