@@ -20,13 +20,23 @@ namespace {
 // at least 1024 resident threads per SM (kMinBlocksPerSm) make 64 KB per SM, 2.5x that.
 // 4 packs would double it, but then the bf16 kernel wants 95 registers on sm_90a: held to 64 it
 // spills, left alone it fits only 2 blocks per SM.
-constexpr int kUnroll = 2;
+// The variants timed in benchmarks/silu_mul_cuda_variants.py set these three from outside.
+#ifndef KL_SILU_UNROLL
+#define KL_SILU_UNROLL 2
+#endif
+#ifndef KL_SILU_FAST_MATH
+#define KL_SILU_FAST_MATH 0
+#endif
+#ifndef KL_SILU_STREAMING
+#define KL_SILU_STREAMING 0
+#endif
+constexpr int kUnroll = KL_SILU_UNROLL;
 // At most 256 threads per block: 8 blocks fill an SM's 2048 thread slots, and a block is small
 // enough that a partly filled last wave stays evenly spread over the SMs.
 constexpr int kMaxThreads = 256;
 // At least 4 resident blocks of 256 threads per SM: caps registers at 65536 / 1024 = 64 (the
 // kernels take 27-62 on sm_80, sm_90a and sm_100a, no spills).
-constexpr int kMinBlocksPerSm = 4;
+constexpr int kMinBlocksPerSm = 8 / kUnroll;
 
 // silu(g) * u for one element, in fp32.
 // expf, not __expf: __expf's error grows with |g| (2 + 1.17|g| ulp: ~1e-6 relative at g = -10,
@@ -38,7 +48,33 @@ template <typename T>
 __device__ __forceinline__ T silu_mul_one(T gate, T up) {
   const float g = to_float(gate);
   const float u = to_float(up);
+#if KL_SILU_FAST_MATH
+  // ex2.approx and an approximate divide: a few instructions instead of ~20.
+  return from_float<T>(__fdividef(g, 1.0f + __expf(-g)) * u);
+#else
   return from_float<T>(g / (1.0f + expf(-g)) * u);
+#endif
+}
+
+// Streaming cache hints (ld.global.cs / st.global.cs): every byte is touched once, so ask the
+// caches not to keep it. Plain accesses when KL_SILU_STREAMING is 0 or the pack is not 16 bytes.
+template <typename P>
+__device__ __forceinline__ P load_stream(const P* p) {
+  if constexpr (KL_SILU_STREAMING && sizeof(P) == 16) {
+    uint4 r = __ldcs(reinterpret_cast<const uint4*>(p));
+    return *reinterpret_cast<P*>(&r);
+  } else {
+    return *p;
+  }
+}
+
+template <typename P>
+__device__ __forceinline__ void store_stream(P* p, const P& v) {
+  if constexpr (KL_SILU_STREAMING && sizeof(P) == 16) {
+    __stcs(reinterpret_cast<uint4*>(p), *reinterpret_cast<const uint4*>(&v));
+  } else {
+    *p = v;
+  }
 }
 
 // One block covers kUnroll * blockDim.x packs of a row (a column block) and walks down the rows.
@@ -70,8 +106,8 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocksPerSm) _silu_mul_kernel
     for (int k = 0; k < kUnroll; ++k) {
       const int64_t p = first + int64_t(k) * blockDim.x;
       if (p < n_packs) {
-        gv[k] = g[p];
-        uv[k] = u[p];
+        gv[k] = load_stream(g + p);
+        uv[k] = load_stream(u + p);
       }
     }
 #pragma unroll
@@ -81,7 +117,7 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocksPerSm) _silu_mul_kernel
         Pack ov;
 #pragma unroll
         for (int j = 0; j < VEC; ++j) ov.v[j] = silu_mul_one(gv[k].v[j], uv[k].v[j]);
-        o[p] = ov;
+        store_stream(o + p, ov);
       }
     }
 

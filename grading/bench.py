@@ -89,7 +89,7 @@ def run(spec: KernelSpec, *, rungs=None, json_path=None, plot_path=None, gpu_nam
         sol = roofline.sol_time_s(spec.flops(case), spec.bytes_moved(case), roofs, spec.math_dtype(case))
         row = {"case": d, "params": case.params, "dtype": str(case.dtype).replace("torch.", ""),
                "flops": spec.flops(case), "bytes": spec.bytes_moved(case), "sol_us": sol * 1e6, "impls": {}}
-        cells = [d, f"{sol * 1e6:,.1f}"]
+        cells = [d, f"{sol * 1e6:,.2f}"]
         base_t = next((s.time_s for s in (base.speeds if base else []) if s.case == d and s.time_s), None)
         for rep in reports:
             s = next((s for s in rep.speeds if s.case == d), None)
@@ -162,7 +162,7 @@ def markdown(result: dict) -> str:
                 continue
             sp = v.get("speedup_vs_compiled")
             cells.append(f"{v['time_us']:,.1f} ({v['pct_sol']:.0f}%)" + (f" {sp:.2f}×" if sp and label != "compiled" else ""))
-        lines.append(f"| {r['case']} | {r['sol_us']:,.1f} | " + " | ".join(cells) + " |")
+        lines.append(f"| {r['case']} | {r['sol_us']:,.2f} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -205,7 +205,8 @@ def plot_roofline(points: Sequence[Point], gpu: GPUSpec, roofs: Roofs, path: str
     if any_predicted:
         handles.append(Line2D([], [], ls="", marker="o", mfc="none", mec="0.3",
                               label="predicted (SOL, not measured)"))
-    ax.legend(handles=handles, fontsize=8, loc="upper left")
+    # Outside the axes: memory-bound points crowd the upper left, where a legend inside would sit.
+    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
 
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -218,6 +219,6 @@ def plot_roofline(points: Sequence[Point], gpu: GPUSpec, roofs: Roofs, path: str
     ax.set_title(title or f"Roofline: {gpu.name}")
     ax.grid(True, which="major", alpha=0.3)
     if path is not None:
-        fig.savefig(path, dpi=120)
+        fig.savefig(path, dpi=120, bbox_inches="tight")
     return fig
 

@@ -31,7 +31,8 @@ def test_unwritten_output_reads_as_poison():
 
 def test_illegal_address_is_isolated():
     rep = grade("illegal_address")
-    assert rep.status == check.ERROR
+    assert rep.status in (check.ERROR, check.FAIL)
+    assert any(r.status == check.ERROR for r in rep.results) or rep.failure
     text = (rep.failure or "") + " ".join(r.message for r in rep.results)
     assert "illegal memory access" in text or "CUDA error" in text, text
     # The grader itself, in this process, still has a working GPU.

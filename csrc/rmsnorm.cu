@@ -1,0 +1,421 @@
+// rmsnorm: y = x / sqrt(mean(x^2) + eps) * weight over each row of x, and fused_add_rmsnorm:
+// h = x + residual (rounded to the dtype and stored), y = rmsnorm(h). fp32, fp16 and bf16; the
+// statistics and the arithmetic are fp32 in every case.
+//
+// Napkin math, H200, Llama-3 70B prefill (16384 tokens x 8192, bf16):
+//   bytes  x read + y written = 2 x 134M x 2 B = 537 MB (the 16 KB weight stays in L2)
+//   SOL    537 MB / 4.27 TB/s (measured H200 copy bandwidth) = 126 us
+//   FLOPs  ~4 per element, 1 FLOP/byte: two orders of magnitude left of the ridge point.
+// A row is a reduction followed by an elementwise pass over the same row. The kernel is at the
+// roof when x crosses HBM once (the row waits in registers between the two), every access is 16
+// bytes wide, and enough bytes are in flight: by Little's law 4.27 TB/s x ~0.8 us of loaded
+// latency = 3.4 MB, 26 KB per SM on 132 SMs.
+//
+// Two kernels:
+//   _rmsnorm_kernel            the row in registers. Short rows (up to 32 x kMaxPacks packs): a
+//                              group of 1-32 lanes per row, several rows per block, a shuffle
+//                              reduction. Long rows (up to kMaxThreads x kMaxPacks packs, 32K bf16
+//                              or 16K fp32): a block per row, shuffles then shared memory.
+//   _rmsnorm_streaming_kernel  longer rows: a block per row reads the row twice, the second time
+//                              mostly from L2.
+#include <algorithm>
+#include <type_traits>
+
+#include "kl_common.cuh"
+#include "rmsnorm.h"
+
+namespace {
+
+// Threads per block for long rows, at most. Also the kernels' __launch_bounds__: 65536 / 1024 =
+// 64 registers per thread, room for 4 packs of x and 4 of the residual (16 + 16) in flight.
+constexpr int kMaxThreads = 1024;
+// Block size when a block holds several short rows: 8 blocks fill an SM's 2048 thread slots.
+constexpr int kRowsBlockThreads = 256;
+// A grid-stride loop over rows covers anything past gridDim.x's limit.
+constexpr int64_t kMaxGrid = 2147483647;
+
+// Packs (VEC-element accesses) a thread keeps in registers, at most: 4 x 16 B = 64 B of x per
+// thread on the vector path. A bf16 row of 8192 then takes 256 threads; at ~64 registers an SM
+// holds 1024 threads, 64 KB of loads in flight, 2.5x what Little's law asks for. The scalar path
+// (one element per pack) keeps up to 8.
+template <int VEC>
+constexpr int kMaxPacks = VEC > 1 ? 4 : 8;
+
+// a + b, rounded once to T: what torch's x + residual gives. fp16 and bf16 go two at a time
+// (HADD2, one instruction per pair): unpacking both operands to fp32 first holds ~30 more
+// registers at 4 packs per thread, which spilled on sm_90a.
+template <typename T, int VEC>
+__device__ __forceinline__ KlPack<T, VEC> add_rn(const KlPack<T, VEC>& a, const KlPack<T, VEC>& b) {
+  KlPack<T, VEC> out;
+  if constexpr (std::is_same_v<T, float> || VEC % 2 != 0) {
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) out.v[j] = from_float<T>(to_float(a.v[j]) + to_float(b.v[j]));
+  } else {
+    // A pair of T, as the 4-byte vector type the HADD2 intrinsics take; a pack is 16-byte aligned.
+    using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
+    const T2* a2 = reinterpret_cast<const T2*>(a.v);
+    const T2* b2 = reinterpret_cast<const T2*>(b.v);
+    T2* out2 = reinterpret_cast<T2*>(out.v);
+#pragma unroll
+    for (int j = 0; j < VEC / 2; ++j) out2[j] = __hadd2(a2[j], b2[j]);
+  }
+  return out;
+}
+
+constexpr int next_pow2(int v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+// Sum of v over an aligned group of `width` lanes (a power of two, at most 32), returned to each
+// lane of the group: log2(width) butterfly steps through registers, no shared memory. Every lane
+// ends with the same bits (a + b == b + a in IEEE arithmetic). All 32 lanes of the warp must call
+// it: the mask says all of them take part.
+__device__ __forceinline__ float group_sum(float v, int width) {
+  for (int offset = width / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// Sum of v over the whole block (blockDim.x a multiple of 32), returned to every thread: each
+// warp reduces with shuffles, then every warp reads the (at most 32) warp sums from shared memory
+// and reduces them the same way, so all threads get identical bits without a third barrier.
+__device__ __forceinline__ float block_sum(float v, float* warp_sums) {
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+  v = group_sum(v, 32);
+  if (lane == 0) warp_sums[warp] = v;
+  __syncthreads();
+  v = lane < static_cast<int>(blockDim.x / 32) ? warp_sums[lane] : 0.0f;
+  v = group_sum(v, 32);
+  __syncthreads();  // every warp has read warp_sums before the next row writes it again
+  return v;
+}
+
+// The row in registers. Lane l of a row's group owns packs l, l + threads_per_row, ... (at most
+// PACKS of them): neighbouring lanes read neighbouring 16-byte packs, so a warp reads 512
+// contiguous bytes per instruction. VEC = elements per pack: 16 / sizeof(T) when the launcher
+// found every row start 16-byte aligned, 1 otherwise. kAdd: fused_add_rmsnorm.
+template <typename T, int VEC, int PACKS, bool kAdd>
+__global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
+    const T* __restrict__ x,         // row r at x + r * x_row_stride, n contiguous elements
+    const T* __restrict__ residual,  // row r at residual + r * residual_row_stride (kAdd only)
+    const T* __restrict__ weight,    // [n]
+    T* __restrict__ y,               // [rows, n] contiguous
+    T* __restrict__ h,               // [rows, n] contiguous, x + residual (kAdd only)
+    int64_t rows,                    // rows to normalize
+    int n,                           // elements per row
+    int64_t x_row_stride,            // elements; a multiple of VEC unless rows == 1
+    int64_t residual_row_stride,     // elements; a multiple of VEC unless rows == 1
+    float eps,                       // added to the mean of squares
+    int threads_per_row) {           // a power of two <= 32 (rows share a block) or blockDim.x
+  using Pack = KlPack<T, VEC>;
+  const int n_packs = n / VEC;
+  const int tail = n - n_packs * VEC;  // the last n % VEC elements, in no pack
+  const int lane = threadIdx.x % threads_per_row;
+  const int rows_per_block = blockDim.x / threads_per_row;
+  __shared__ float warp_sums[32];
+
+  // `first` is the same for every thread of the block, so all of them run the same iterations
+  // and reach every shuffle and barrier; a thread whose row is past the end just idles.
+  for (int64_t first = int64_t(blockIdx.x) * rows_per_block; first < rows;
+       first += int64_t(gridDim.x) * rows_per_block) {
+    const int64_t row = first + threadIdx.x / threads_per_row;
+    const bool active = row < rows;
+    const Pack* xp = reinterpret_cast<const Pack*>(x + row * x_row_stride);
+    const Pack* wp = reinterpret_cast<const Pack*>(weight);
+
+    // 1. Every load of the row is issued before any is used: PACKS 16-byte loads in flight per
+    //    thread (2 x PACKS with the residual).
+    Pack v[PACKS];
+#pragma unroll
+    for (int k = 0; k < PACKS; ++k) {
+      const int p = lane + k * threads_per_row;
+      if (active && p < n_packs) v[k] = xp[p];
+    }
+    if constexpr (kAdd) {
+      const Pack* rp = reinterpret_cast<const Pack*>(residual + row * residual_row_stride);
+      Pack* hp = reinterpret_cast<Pack*>(h + row * n);
+      Pack r[PACKS];
+#pragma unroll
+      for (int k = 0; k < PACKS; ++k) {
+        const int p = lane + k * threads_per_row;
+        if (active && p < n_packs) r[k] = rp[p];
+      }
+      // h = x + residual rounded to T: it is an output, and y is the norm of this rounded h.
+#pragma unroll
+      for (int k = 0; k < PACKS; ++k) {
+        const int p = lane + k * threads_per_row;
+        if (active && p < n_packs) {
+          v[k] = add_rn(v[k], r[k]);
+          hp[p] = v[k];
+        }
+      }
+    }
+
+    // 2. The sum of squares: this thread's share, in fp32.
+    float ss = 0.0f;
+#pragma unroll
+    for (int k = 0; k < PACKS; ++k) {
+      const int p = lane + k * threads_per_row;
+      if (active && p < n_packs) {
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) {
+          const float f = to_float(v[k].v[j]);
+          ss += f * f;
+        }
+      }
+    }
+    // The scalar tail (vector path only, at most VEC - 1 elements): one element per lane at a
+    // time, read again in step 4 rather than held (it is in L1 by then).
+    if constexpr (VEC > 1) {
+      for (int i = lane; active && i < tail; i += threads_per_row) {
+        const int64_t c = int64_t(n_packs) * VEC + i;
+        float f = to_float(x[row * x_row_stride + c]);
+        if constexpr (kAdd) {
+          const T hv = from_float<T>(f + to_float(residual[row * residual_row_stride + c]));
+          h[row * n + c] = hv;
+          f = to_float(hv);
+        }
+        ss += f * f;
+      }
+    }
+
+    // 3. The row's total, on every lane of the row. Short rows stay inside a warp.
+    ss = threads_per_row <= 32 ? group_sum(ss, threads_per_row) : block_sum(ss, warp_sums);
+    // rsqrtf (not fast-math) is within 2 ulp. A zero row gives rsqrt(eps): finite, y = 0.
+    const float rstd = rsqrtf(ss / static_cast<float>(n) + eps);
+
+    // 4. Normalize from registers; x is not read again. The weight (the same 16 KB for every
+    //    row) comes from L1/L2; loading it before the reduction would hide that latency but hold
+    //    4 x PACKS more registers across it, which spills at 1024 threads.
+    Pack* yp = reinterpret_cast<Pack*>(y + row * n);
+#pragma unroll
+    for (int k = 0; k < PACKS; ++k) {
+      const int p = lane + k * threads_per_row;
+      if (active && p < n_packs) {
+        const Pack w = wp[p];
+        Pack out;
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) out.v[j] = from_float<T>(to_float(v[k].v[j]) * rstd * to_float(w.v[j]));
+        yp[p] = out;
+      }
+    }
+    if constexpr (VEC > 1) {
+      for (int i = lane; active && i < tail; i += threads_per_row) {
+        const int64_t c = int64_t(n_packs) * VEC + i;
+        // h[c] was stored by this same thread in step 2.
+        const float f = kAdd ? to_float(h[row * n + c]) : to_float(x[row * x_row_stride + c]);
+        y[row * n + c] = from_float<T>(f * rstd * to_float(weight[c]));
+      }
+    }
+  }
+}
+
+// Rows too long for registers: one block per row, two passes. Pass 1 streams the row once for
+// the sum of squares (and stores h); pass 2 reads it again, x or the h just stored, and writes y.
+// Each thread touches the same packs in both passes, so it re-reads only its own h stores.
+// The second read mostly hits L2: 1-2 blocks of 1024 threads per SM x 132 SMs x 64 KB+ rows
+// = 8-17 MB+ in flight against 50 MB of L2 (H100/H200).
+template <typename T, int VEC, bool kAdd>
+__global__ void __launch_bounds__(kMaxThreads) _rmsnorm_streaming_kernel(
+    const T* __restrict__ x,         // row r at x + r * x_row_stride
+    const T* __restrict__ residual,  // row r at residual + r * residual_row_stride (kAdd only)
+    const T* __restrict__ weight,    // [n]
+    T* __restrict__ y,               // [rows, n] contiguous
+    T* __restrict__ h,               // [rows, n] contiguous (kAdd only)
+    int64_t rows,
+    int n,
+    int64_t x_row_stride,            // elements; a multiple of VEC unless rows == 1
+    int64_t residual_row_stride,     // elements; a multiple of VEC unless rows == 1
+    float eps) {
+  using Pack = KlPack<T, VEC>;
+  const int n_packs = n / VEC;
+  const int tail = n - n_packs * VEC;
+  __shared__ float warp_sums[32];
+
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const Pack* xp = reinterpret_cast<const Pack*>(x + row * x_row_stride);
+    const Pack* rp = reinterpret_cast<const Pack*>(residual + (kAdd ? row * residual_row_stride : 0));
+    const Pack* wp = reinterpret_cast<const Pack*>(weight);
+    Pack* hp = reinterpret_cast<Pack*>(h + (kAdd ? row * n : 0));
+    Pack* yp = reinterpret_cast<Pack*>(y + row * n);
+
+    float ss = 0.0f;
+    // Unrolled 4x: four independent 16-byte loads (eight with the residual) in flight per thread.
+#pragma unroll 4
+    for (int p = threadIdx.x; p < n_packs; p += blockDim.x) {
+      Pack v = xp[p];
+      if constexpr (kAdd) {
+        v = add_rn(v, rp[p]);
+        hp[p] = v;
+      }
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) {
+        const float f = to_float(v.v[j]);
+        ss += f * f;
+      }
+    }
+    if constexpr (VEC > 1) {
+      for (int i = threadIdx.x; i < tail; i += blockDim.x) {
+        const int64_t c = int64_t(n_packs) * VEC + i;
+        float f = to_float(x[row * x_row_stride + c]);
+        if constexpr (kAdd) {
+          const T hv = from_float<T>(f + to_float(residual[row * residual_row_stride + c]));
+          h[row * n + c] = hv;
+          f = to_float(hv);
+        }
+        ss += f * f;
+      }
+    }
+
+    const float rstd = rsqrtf(block_sum(ss, warp_sums) / static_cast<float>(n) + eps);
+
+#pragma unroll 4
+    for (int p = threadIdx.x; p < n_packs; p += blockDim.x) {
+      Pack v;
+      if constexpr (kAdd) {
+        v = hp[p];
+      } else {
+        v = xp[p];
+      }
+      const Pack w = wp[p];
+      Pack out;
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) out.v[j] = from_float<T>(to_float(v.v[j]) * rstd * to_float(w.v[j]));
+      yp[p] = out;
+    }
+    if constexpr (VEC > 1) {
+      for (int i = threadIdx.x; i < tail; i += blockDim.x) {
+        const int64_t c = int64_t(n_packs) * VEC + i;
+        const float f = kAdd ? to_float(h[row * n + c]) : to_float(x[row * x_row_stride + c]);
+        y[row * n + c] = from_float<T>(f * rstd * to_float(weight[c]));
+      }
+    }
+  }
+}
+
+template <typename T, int VEC, int PACKS, bool kAdd>
+void launch_resident(const T* x, const T* residual, const T* weight, T* y, T* h, int64_t rows,
+                     int n, int64_t x_row_stride, int64_t residual_row_stride, float eps,
+                     int threads, int threads_per_row, cudaStream_t stream) {
+  const int rows_per_block = threads / threads_per_row;
+  const int64_t blocks = std::min<int64_t>(kl_cdiv<int64_t>(rows, rows_per_block), kMaxGrid);
+  _rmsnorm_kernel<T, VEC, PACKS, kAdd><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
+      x, residual, weight, y, h, rows, n, x_row_stride, residual_row_stride, eps, threads_per_row);
+}
+
+// Picks the kernel, the block size and the lanes per row from n.
+template <typename T, int VEC, bool kAdd>
+void launch_rows(const T* x, const T* residual, const T* weight, T* y, T* h, int64_t rows, int n,
+                 int64_t x_row_stride, int64_t residual_row_stride, float eps, cudaStream_t stream) {
+  constexpr int kPacks = kMaxPacks<VEC>;
+  const int n_packs = std::max(1, n / VEC);  // for sizing; the tail rides along
+  int threads, threads_per_row, packs;
+  if (n_packs <= 32 * kPacks) {
+    // Short rows (up to 1024 bf16 / 512 fp32 elements): a group of lanes per row, sized for 2
+    // packs per lane (32 B of x in flight per thread, where 1 pack would leave an SM ~26 KB
+    // short of Little's law); a 128-element bf16 row is 16 packs -> 8 lanes, 32 rows per block
+    // of 256. No shared memory, no barrier.
+    threads_per_row = std::min(32, next_pow2(kl_cdiv(n_packs, 2)));
+    packs = next_pow2(kl_cdiv(n_packs, threads_per_row));
+    threads = kRowsBlockThreads;
+  } else if (n_packs <= kMaxThreads * kPacks) {
+    // Long rows: a block per row, kPacks packs per thread (bf16 N = 4096 -> 128 threads, 8192
+    // -> 256, 32768 -> 1024), whole warps for the block reduction, and at least 4 of them: a
+    // 2048-element bf16 row gets 128 threads x 2 packs rather than 64 x 4, its loads issued by
+    // twice as many warps.
+    threads = std::max(128, 32 * kl_cdiv(kl_cdiv(n_packs, kPacks), 32));
+    packs = next_pow2(kl_cdiv(n_packs, threads));
+    threads_per_row = threads;
+  } else {
+    const int64_t blocks = std::min<int64_t>(rows, kMaxGrid);
+    _rmsnorm_streaming_kernel<T, VEC, kAdd><<<static_cast<unsigned>(blocks), kMaxThreads, 0, stream>>>(
+        x, residual, weight, y, h, rows, n, x_row_stride, residual_row_stride, eps);
+    KL_CUDA_CHECK(cudaGetLastError());
+    return;
+  }
+  switch (packs) {
+    case 1:
+      launch_resident<T, VEC, 1, kAdd>(x, residual, weight, y, h, rows, n, x_row_stride,
+                                       residual_row_stride, eps, threads, threads_per_row, stream);
+      break;
+    case 2:
+      launch_resident<T, VEC, 2, kAdd>(x, residual, weight, y, h, rows, n, x_row_stride,
+                                       residual_row_stride, eps, threads, threads_per_row, stream);
+      break;
+    case 4:
+      launch_resident<T, VEC, 4, kAdd>(x, residual, weight, y, h, rows, n, x_row_stride,
+                                       residual_row_stride, eps, threads, threads_per_row, stream);
+      break;
+    default:
+      if constexpr (kPacks == 8) {
+        launch_resident<T, VEC, 8, kAdd>(x, residual, weight, y, h, rows, n, x_row_stride,
+                                         residual_row_stride, eps, threads, threads_per_row, stream);
+      }
+      break;
+  }
+  KL_CUDA_CHECK(cudaGetLastError());
+}
+
+template <typename T, bool kAdd>
+void dispatch_rmsnorm(const void* x_ptr, const void* residual_ptr, const void* weight_ptr,
+                      void* y_ptr, void* h_ptr, int64_t rows, int64_t n, int64_t x_row_stride,
+                      int64_t residual_row_stride, float eps, cudaStream_t stream) {
+  const T* x = static_cast<const T*>(x_ptr);
+  const T* residual = static_cast<const T*>(residual_ptr);
+  const T* weight = static_cast<const T*>(weight_ptr);
+  T* y = static_cast<T*>(y_ptr);
+  T* h = static_cast<T*>(h_ptr);
+  // 16-byte packs need every row start 16-byte aligned in every tensor: the base pointers, and
+  // with more than one row the row strides, y's and h's being n. A Llama row (n = 4096 or 8192)
+  // always qualifies; n = 4097 or a slice one element off runs one element per access.
+  constexpr int kVec = kl_vec16<T>;
+  const bool pointers_ok = kl_is_aligned16(x) && kl_is_aligned16(weight) && kl_is_aligned16(y) &&
+                           (!kAdd || (kl_is_aligned16(residual) && kl_is_aligned16(h)));
+  const bool strides_ok = rows == 1 || (n % kVec == 0 && x_row_stride % kVec == 0 &&
+                                        (!kAdd || residual_row_stride % kVec == 0));
+  if (pointers_ok && strides_ok) {
+    launch_rows<T, kVec, kAdd>(x, residual, weight, y, h, rows, static_cast<int>(n), x_row_stride,
+                               residual_row_stride, eps, stream);
+  } else {
+    launch_rows<T, 1, kAdd>(x, residual, weight, y, h, rows, static_cast<int>(n), x_row_stride,
+                            residual_row_stride, eps, stream);
+  }
+}
+
+template <bool kAdd>
+void rmsnorm_any(const void* x, const void* residual, const void* weight, void* y, void* h,
+                 int64_t rows, int64_t n, int64_t x_row_stride, int64_t residual_row_stride,
+                 float eps, int dtype, cudaStream_t stream) {
+  // A grid with a zero dimension is a launch error; an empty tensor is simply done.
+  if (rows <= 0 || n <= 0) return;
+  if (n > 2147483647) throw std::invalid_argument("rmsnorm: rows longer than 2^31 - 1 elements");
+  switch (dtype) {
+    case KL_F32:
+      return dispatch_rmsnorm<float, kAdd>(x, residual, weight, y, h, rows, n, x_row_stride,
+                                           residual_row_stride, eps, stream);
+    case KL_F16:
+      return dispatch_rmsnorm<__half, kAdd>(x, residual, weight, y, h, rows, n, x_row_stride,
+                                            residual_row_stride, eps, stream);
+    case KL_BF16:
+      return dispatch_rmsnorm<__nv_bfloat16, kAdd>(x, residual, weight, y, h, rows, n, x_row_stride,
+                                                   residual_row_stride, eps, stream);
+  }
+  throw std::invalid_argument("rmsnorm: unknown dtype code " + std::to_string(dtype));
+}
+
+}  // namespace
+
+extern "C" void rmsnorm_launch(const void* x, const void* weight, void* y, int64_t rows, int64_t n,
+                               int64_t x_row_stride, float eps, int dtype, cudaStream_t stream) {
+  rmsnorm_any<false>(x, nullptr, weight, y, nullptr, rows, n, x_row_stride, 0, eps, dtype, stream);
+}
+
+extern "C" void fused_add_rmsnorm_launch(const void* x, const void* residual, const void* weight,
+                                         void* y, void* h, int64_t rows, int64_t n,
+                                         int64_t x_row_stride, int64_t residual_row_stride,
+                                         float eps, int dtype, cudaStream_t stream) {
+  rmsnorm_any<true>(x, residual, weight, y, h, rows, n, x_row_stride, residual_row_stride, eps,
+                    dtype, stream);
+}

@@ -1,0 +1,272 @@
+"""rmsnorm and fused_add_rmsnorm four ways: eager, torch.compile, Triton, CUDA C++.
+
+Napkin math (Llama-3 70B prefill, 16384 tokens × 8192, bf16): x read and y written, 2 × 268 MB =
+537 MB (the 16 KB weight is noise). At the H200's measured 4.27 TB/s copy roof that is 126 µs.
+The ~4 FLOPs per element (537 MFLOP) would take a few µs on the fp32 units: memory-bound by 30×,
+so the whole game is touching each byte once. The fused residual add moves 4 streams (x and
+residual in, y and h out) where an add kernel followed by the norm moves 5 (x and residual in, h
+out; h in again, y out): 20% less traffic, and one launch less.
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import torch
+import triton
+import triton.language as tl
+
+from grading.specs.rmsnorm import check_fused_add_rmsnorm_inputs, check_rmsnorm_inputs, rows_view
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+# --- rung 1: eager ------------------------------------------------------------------------------
+def _rmsnorm_math(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    # What a line-by-line port of the model code does (Llama's reference implementation): every
+    # op is its own kernel and writes a full-size temporary. For bf16: convert (1), square (2),
+    # mean (3), add eps (4), rsqrt (5), multiply (6), convert back (7), times weight (8): x is
+    # read once, but fp32 temporaries are written and read ~6 more times: ~10x the bytes.
+    xf = x.float()
+    var = xf.pow(2).mean(-1, keepdim=True)  # [..., 1]
+    return (xf * torch.rsqrt(var + eps)).to(x.dtype) * weight
+
+
+def rmsnorm_eager(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    check_rmsnorm_inputs(x, weight, eps)
+    return _rmsnorm_math(x, weight, eps)
+
+
+def fused_add_rmsnorm_eager(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor,
+                            eps: float = 1e-6) -> tuple[torch.Tensor, torch.Tensor]:
+    check_fused_add_rmsnorm_inputs(x, residual, weight, eps)
+    h = x + residual  # one more kernel, and h is read back by the first op of the norm
+    return _rmsnorm_math(h, weight, eps), h
+
+
+# --- rung 2: torch.compile ----------------------------------------------------------------------
+# The same code, compiled: Inductor fuses it into one reduction kernel (for N = 8192 a loop over
+# the row that keeps the statistics in registers). Without a hint dynamo compiles a graph for the
+# exact token count it first sees and recompiles at the next one (~1 s each, a stall in a
+# server whose batch size changes every step). The token dimension is marked dynamic instead: one
+# graph for every M. N stays static, a model constant: Inductor then sizes the reduction for it.
+@torch.compile
+def _rmsnorm_graph(x2, weight, eps):
+    return _rmsnorm_math(x2, weight, eps)
+
+
+@torch.compile
+def _fused_add_rmsnorm_graph(x2, r2, weight, eps):
+    h = x2 + r2
+    return _rmsnorm_math(h, weight, eps), h
+
+
+def rmsnorm_compiled(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    check_rmsnorm_inputs(x, weight, eps)
+    if x.numel() == 0:
+        return torch.empty_like(x, memory_format=torch.contiguous_format)
+    x2 = x.reshape(-1, x.shape[-1])  # [M, N]: 2-D and 3-D callers share the graphs
+    # maybe_: M = 1 is still specialized (dynamo always does that for a size of 1) without error.
+    torch._dynamo.maybe_mark_dynamic(x2, 0)
+    return _rmsnorm_graph(x2, weight, eps).view(x.shape)
+
+
+def fused_add_rmsnorm_compiled(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor,
+                               eps: float = 1e-6) -> tuple[torch.Tensor, torch.Tensor]:
+    check_fused_add_rmsnorm_inputs(x, residual, weight, eps)
+    if x.numel() == 0:
+        return (torch.empty_like(x, memory_format=torch.contiguous_format),
+                torch.empty_like(x, memory_format=torch.contiguous_format))
+    x2 = x.reshape(-1, x.shape[-1])  # [M, N]
+    r2 = residual.reshape(-1, x.shape[-1])  # [M, N]
+    torch._dynamo.maybe_mark_dynamic(x2, 0)
+    torch._dynamo.maybe_mark_dynamic(r2, 0)
+    y, h = _fused_add_rmsnorm_graph(x2, r2, weight, eps)
+    return y.view(x.shape), h.view(x.shape)
+
+
+# --- rung 3: Triton -----------------------------------------------------------------------------
+# The starting point: one program per row, the whole row in one tile. Correct and already near
+# the roof for large M and N of a few thousand, but at small N most lanes idle and the programs
+# are too short to hide the launch of the next, and past ~16K columns the tile spills.
+@triton.jit
+def _rmsnorm_naive_kernel(
+    x_ptr, w_ptr, y_ptr,  # x: [rows, N] view (row stride x_row_stride), w: [N], y: [rows, N] contiguous
+    n_cols,               # N
+    x_row_stride,         # elements between rows of x
+    eps,
+    BLOCK: tl.constexpr,  # next power of two >= N: one tile holds the row
+):
+    row = tl.program_id(0).to(tl.int64)  # 64-bit: 32768 rows × 65536 columns passes 2^31
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0).to(tl.float32)
+    rstd = tl.rsqrt(tl.sum(x * x, axis=0) / n_cols + eps)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    tl.store(y_ptr + row * n_cols + cols, (x * rstd * w).to(y_ptr.dtype.element_ty), mask=mask)
+
+
+# The reference kernel. A program normalizes BLOCK_M rows; each row is either held whole in
+# registers (ONE_PASS: x is read from HBM exactly once) or, past what registers hold, streamed
+# twice in BLOCK_N chunks (the second read mostly hits L2).
+@triton.jit
+def _rmsnorm_kernel(
+    x_ptr, res_ptr, w_ptr,         # x, residual: [rows, N] views, last dim contiguous; w: [N]
+    y_ptr, h_ptr,                  # outputs, [rows, N] contiguous; h only with HAS_RESIDUAL
+    n_rows, n_cols,                # M, N
+    x_row_stride, res_row_stride,  # elements between rows (N + padding when x is a slice)
+    eps,
+    HAS_RESIDUAL: tl.constexpr,    # fused_add_rmsnorm: h = x + residual is stored, y = rmsnorm(h)
+    BLOCK_M: tl.constexpr,         # rows per program
+    BLOCK_N: tl.constexpr,         # columns per tile: the whole (padded) row when ONE_PASS
+    ONE_PASS: tl.constexpr,        # the row fits in registers
+):
+    # 64-bit before multiplying by the row stride: 32768 rows × 65536 columns passes 2^31.
+    rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)  # [BLOCK_M]
+    row_mask = rows[:, None] < n_rows  # [BLOCK_M, 1]
+    cols = tl.arange(0, BLOCK_N)  # [BLOCK_N]
+    x_rows = x_ptr + rows[:, None] * x_row_stride  # [BLOCK_M, 1] row starts
+    r_rows = res_ptr + rows[:, None] * res_row_stride
+    out_rows = rows[:, None] * n_cols  # y and h are contiguous
+    # Vector width is not written anywhere: Triton specializes pointers (16-byte aligned) and
+    # integer arguments (divisible by 16) per launch, so when x's row stride and N are multiples
+    # of 16 it proves every row start aligned and emits 16-byte loads and stores. Odd N or an
+    # unaligned slice gets its own, scalar, compilation.
+    if ONE_PASS:
+        mask = row_mask & (cols[None, :] < n_cols)  # [BLOCK_M, BLOCK_N]
+        v = tl.load(x_rows + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+        if HAS_RESIDUAL:
+            r = tl.load(r_rows + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+            # h is an output in x's dtype and y is the norm of that rounded h.
+            h = (v + r).to(h_ptr.dtype.element_ty)
+            tl.store(h_ptr + out_rows + cols[None, :], h, mask=mask)
+            v = h.to(tl.float32)
+        # Statistics in fp32: masked columns are 0 and add nothing; divide by the true N.
+        rstd = tl.rsqrt(tl.sum(v * v, axis=1) / n_cols + eps)  # [BLOCK_M]
+        # The weight is read by every program: keep it in L2.
+        w = tl.load(w_ptr + cols, mask=cols < n_cols, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        y = v * rstd[:, None] * w[None, :]
+        tl.store(y_ptr + out_rows + cols[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
+    else:
+        # Pass 1: sum of squares, chunk by chunk (fused: h computed and stored on the way).
+        acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+        for start in range(0, n_cols, BLOCK_N):
+            c = start + cols
+            mask = row_mask & (c[None, :] < n_cols)
+            v = tl.load(x_rows + c[None, :], mask=mask, other=0.0).to(tl.float32)
+            if HAS_RESIDUAL:
+                r = tl.load(r_rows + c[None, :], mask=mask, other=0.0).to(tl.float32)
+                h = (v + r).to(h_ptr.dtype.element_ty)
+                tl.store(h_ptr + out_rows + c[None, :], h, mask=mask)
+                v = h.to(tl.float32)
+            acc += v * v
+        rstd = tl.rsqrt(tl.sum(acc, axis=1) / n_cols + eps)  # [BLOCK_M]
+        # Pass 2: read the row again (from L2 when the rows in flight fit: 4 programs per SM ×
+        # 132 SMs × 64 KB rows ≈ 34 MB, against 50 MB of L2 on an H100/H200) and normalize. The fused kernel recomputes
+        # h from x and residual rather than reading back the h it stored: a load after a store
+        # by other threads of the program would need a barrier to be ordered.
+        for start in range(0, n_cols, BLOCK_N):
+            c = start + cols
+            mask = row_mask & (c[None, :] < n_cols)
+            v = tl.load(x_rows + c[None, :], mask=mask, other=0.0).to(tl.float32)
+            if HAS_RESIDUAL:
+                r = tl.load(r_rows + c[None, :], mask=mask, other=0.0).to(tl.float32)
+                v = (v + r).to(h_ptr.dtype.element_ty).to(tl.float32)
+            w = tl.load(w_ptr + c, mask=c < n_cols, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            y = v * rstd[:, None] * w[None, :]
+            tl.store(y_ptr + out_rows + c[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+# Largest row kept in registers: 32 KB (16K bf16, 8K fp32). At 16 warps that is 32 fp32 values
+# per thread for x plus 32 for the weight, about half of the 128 registers a 512-thread program
+# may use; a 64 KB row would need 128 and spill.
+_ONE_PASS_BYTES = 32 * 1024
+# Elements per program (rows × padded columns). 4096 elements = 8 KB of bf16: with 8 warps, 32 B
+# (two 16-byte loads) per thread in flight. Smaller tiles leave short programs whose fixed cost
+# (index math, the reduction, the launch of the next program) is not hidden behind memory.
+_TILE = 4096
+# Chunk of the two-pass path: 16 KB of row per iteration.
+_CHUNK_BYTES = 16 * 1024
+
+
+@functools.cache
+def _num_sms(device_index: int | None) -> int:
+    if not torch.cuda.is_available():
+        return 1  # CPU mode: the interpreter runs programs one by one; fewer, bigger ones are faster
+    return torch.cuda.get_device_properties(device_index).multi_processor_count
+
+
+def _launch(x, residual, weight, eps, y, h):
+    n = x.shape[-1]
+    x2 = rows_view(x, "x")  # [M, N], row stride x2.stride(0)
+    r2 = rows_view(residual, "residual") if residual is not None else x2
+    rows = x2.shape[0]
+    itemsize = x.element_size()
+    one_pass = triton.next_power_of_2(n) * itemsize <= _ONE_PASS_BYTES
+    block_n = triton.next_power_of_2(n) if one_pass else _CHUNK_BYTES // itemsize
+    # Rows per program: enough to fill a _TILE when rows are short (N = 128: 32 rows), but never
+    # so many that fewer than ~4 programs per SM remain (M = 64, N = 128: one row each, 64
+    # programs, rather than 2 programs on 2 of 132 SMs).
+    max_rows_for_grid = triton.next_power_of_2(triton.cdiv(rows, 4 * _num_sms(x.device.index)))
+    block_m = max(1, min(_TILE // block_n, max_rows_for_grid)) if one_pass else 1
+    # Warps: one per KB of tile, 1 to 16: 32 B per thread per operand (N = 4096 bf16: 8 warps;
+    # N = 8192: 16). More than 16 warps gains nothing here and halves the registers per thread.
+    num_warps = min(16, max(1, triton.next_power_of_2(block_m * block_n * itemsize // 1024)))
+    grid = (triton.cdiv(rows, block_m),)
+    _rmsnorm_kernel[grid](
+        x2, r2, weight, y, h if h is not None else y, rows, n, x2.stride(0), r2.stride(0), eps,
+        HAS_RESIDUAL=residual is not None, BLOCK_M=block_m, BLOCK_N=block_n, ONE_PASS=one_pass,
+        num_warps=num_warps)
+
+
+def rmsnorm_triton_naive(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    check_rmsnorm_inputs(x, weight, eps)
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    if x.numel() == 0:
+        return y
+    x2 = rows_view(x, "x")  # [M, N]
+    block = triton.next_power_of_2(x.shape[-1])
+    # The usual first guess: 4 warps, more for long rows (one per 1024 columns, up to 16).
+    num_warps = min(16, max(4, block // 1024))
+    _rmsnorm_naive_kernel[(x2.shape[0],)](x2, weight, y, x.shape[-1], x2.stride(0), eps, BLOCK=block,
+                                          num_warps=num_warps)
+    return y
+
+
+def rmsnorm_triton(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    check_rmsnorm_inputs(x, weight, eps)
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    if x.numel():
+        _launch(x, None, weight, eps, y, None)
+    return y
+
+
+def fused_add_rmsnorm_triton(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor,
+                             eps: float = 1e-6) -> tuple[torch.Tensor, torch.Tensor]:
+    check_fused_add_rmsnorm_inputs(x, residual, weight, eps)
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    h = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    if x.numel():
+        _launch(x, residual, weight, eps, y, h)
+    return y, h
+
+
+# --- rung 4: CUDA C++ ---------------------------------------------------------------------------
+@functools.cache
+def _cuda_ops():
+    from grading.cuda import load_kernel
+    return load_kernel("rmsnorm", REPO / "csrc" / "rmsnorm.cu", fake={
+        "rmsnorm": lambda x, weight, eps: x.new_empty(x.shape),
+        "fused_add_rmsnorm": lambda x, residual, weight, eps: (x.new_empty(x.shape), x.new_empty(x.shape)),
+    })
+
+
+def rmsnorm_cuda(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    check_rmsnorm_inputs(x, weight, eps)
+    return _cuda_ops().rmsnorm(x, weight, float(eps))
+
+
+def fused_add_rmsnorm_cuda(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor,
+                           eps: float = 1e-6) -> tuple[torch.Tensor, torch.Tensor]:
+    check_fused_add_rmsnorm_inputs(x, residual, weight, eps)
+    return _cuda_ops().fused_add_rmsnorm(x, residual, weight, float(eps))
