@@ -8,13 +8,15 @@ the token dimension marked dynamic.
 """
 import argparse
 import json
+import sys
 import tempfile
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
-import grading  # noqa: F401
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere in the repo
+import grading  # noqa: E402,F401
 from grading.check import compare
 from grading.spec import DEFAULT_TOLERANCES
 from grading.specs.silu_mul import silu_mul_ref

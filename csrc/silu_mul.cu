@@ -16,33 +16,43 @@
 namespace {
 
 // Packs each thread handles per row. Little's law for HBM: 4.27 TB/s x ~0.8 us loaded latency
-// = 3.4 MB in flight, 26 KB per SM on 132 SMs. 2 packs x 2 loads x 16 B = 64 B per thread, and
-// at least 1024 resident threads per SM (kMinBlocksPerSm) make 64 KB per SM, 2.5x that.
-// 4 packs would double it, but then the bf16 kernel wants 95 registers on sm_90a: held to 64 it
-// spills, left alone it fits only 2 blocks per SM.
-// The variants timed in benchmarks/silu_mul_cuda_variants.py set these three from outside.
+// = 3.4 MB in flight, 26 KB per SM on 132 SMs. 4 packs x 2 loads x 16 B = 128 B per thread
+// with 512 resident threads per SM make 64 KB per SM, 2.5x that.
+// benchmarks/silu_mul_variants.py times the variants below by setting these macros.
+// Measured on an H200, 8192 × 14336 bf16 (benchmarks/silu_mul_variants.json), µs contiguous /
+// as halves of one [M, 2N] tensor (SOL 166 µs):
+//   v1 unroll 2:                           205 / 216
+//   v2 unroll 4:                           312 / 338
+//   v3 unroll 2 + fast math:               182 / 187
+//   v4 unroll 2 + streaming hints:         189 / 191
+//   v5 unroll 4 + fast math + streaming:   183 / 180  (best at 2048 rows: 48.5 µs)
+// Fast math is the step that counts (see silu_mul_one). v5 is the default; its bf16 vector
+// kernel takes 113 registers on sm_90a (2 blocks of 256 threads per SM), no spills.
 #ifndef KL_SILU_UNROLL
-#define KL_SILU_UNROLL 2
+#define KL_SILU_UNROLL 4
 #endif
 #ifndef KL_SILU_FAST_MATH
-#define KL_SILU_FAST_MATH 0
+#define KL_SILU_FAST_MATH 1
 #endif
 #ifndef KL_SILU_STREAMING
-#define KL_SILU_STREAMING 0
+#define KL_SILU_STREAMING 1
 #endif
 constexpr int kUnroll = KL_SILU_UNROLL;
 // At most 256 threads per block: 8 blocks fill an SM's 2048 thread slots, and a block is small
 // enough that a partly filled last wave stays evenly spread over the SMs.
 constexpr int kMaxThreads = 256;
-// At least 4 resident blocks of 256 threads per SM: caps registers at 65536 / 1024 = 64 (the
-// kernels take 27-62 on sm_80, sm_90a and sm_100a, no spills).
+// At least 8 / kUnroll resident blocks of 256 threads per SM: a register cap of 128 at unroll 4
+// (64 at unroll 2) that the kernels fit without spills.
 constexpr int kMinBlocksPerSm = 8 / kUnroll;
 
 // silu(g) * u for one element, in fp32.
-// expf, not __expf: __expf's error grows with |g| (2 + 1.17|g| ulp: ~1e-6 relative at g = -10,
-// ~1e-5, the whole fp32 tolerance, at g = -80). Accuracy costs nothing measurable here: at SOL
-// the GPU finishes one bf16 element (6 B of traffic) every 1.4 ps, time for ~47 fp32
-// instructions (H200: 33.5 T/s), and an accurate expf plus an IEEE division take about 20.
+// The napkin math said accuracy would be free: at SOL the GPU finishes one bf16 element (6 B of
+// traffic) every 1.4 ps, time for ~47 fp32 instructions (H200: 33.5 T/s), and an accurate expf
+// plus an IEEE division take about 20. The measurement disagreed: with them the kernel reached
+// 81% of the copy roof, with __expf and __fdividef 93% (the loads, conversions and address math
+// fill the rest of the budget). __expf's error grows with |g| (2 + 1.17|g| ulp: ~1e-6 relative
+// at g = -10); where it grows past that, silu(g) = g e^g / (1 + e^g) is below 1e-3 and the
+// absolute error is what counts.
 // g / (1 + e^-g) has the right limits: g << 0 gives g / inf = -0, g >> 0 gives g.
 template <typename T>
 __device__ __forceinline__ T silu_mul_one(T gate, T up) {
