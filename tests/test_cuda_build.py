@@ -66,8 +66,8 @@ def test_silu_mul_reference_does_not_spill(nvcc, arch):
     assert len(report.kernels) == 6, report.format()
     spilling = {k: v for k, v in report.kernels.items() if v["spill_stores"] or v["spill_loads"]}
     assert not spilling, f"silu_mul spills registers on {arch}:\n{report.format()}"
-    # __launch_bounds__(256, 4) holds every kernel to 64 registers.
-    assert max(v["registers"] for v in report.kernels.values()) <= 64, report.format()
+    # __launch_bounds__(256, 2) (unroll 4) holds every kernel to 65536 / 512 = 128 registers.
+    assert max(v["registers"] for v in report.kernels.values()) <= 128, report.format()
 
 
 def test_compile_error_is_reported(nvcc, tmp_path):
