@@ -125,9 +125,12 @@ def _rmsnorm_kernel(
     rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)  # [BLOCK_M]
     row_mask = rows[:, None] < n_rows  # [BLOCK_M, 1]
     cols = tl.arange(0, BLOCK_N)  # [BLOCK_N]
-    x_rows = x_ptr + rows[:, None] * x_row_stride  # [BLOCK_M, 1] row starts
+    # Row starts, [BLOCK_M, 1] pointers: the only 64-bit arithmetic; the column offsets added to
+    # them below stay 32-bit.
+    x_rows = x_ptr + rows[:, None] * x_row_stride
     r_rows = res_ptr + rows[:, None] * res_row_stride
-    out_rows = rows[:, None] * n_cols  # y and h are contiguous
+    y_rows = y_ptr + rows[:, None] * n_cols  # y and h are contiguous
+    h_rows = h_ptr + rows[:, None] * n_cols
     # Vector width is not written anywhere: Triton specializes pointers (16-byte aligned) and
     # integer arguments (divisible by 16) per launch, so when x's row stride and N are multiples
     # of 16 it proves every row start aligned and emits 16-byte loads and stores. Odd N or an
@@ -139,14 +142,14 @@ def _rmsnorm_kernel(
             r = tl.load(r_rows + cols[None, :], mask=mask, other=0.0).to(tl.float32)
             # h is an output in x's dtype and y is the norm of that rounded h.
             h = (v + r).to(h_ptr.dtype.element_ty)
-            tl.store(h_ptr + out_rows + cols[None, :], h, mask=mask)
+            tl.store(h_rows + cols[None, :], h, mask=mask)
             v = h.to(tl.float32)
         # Statistics in fp32: masked columns are 0 and add nothing; divide by the true N.
         rstd = tl.rsqrt(tl.sum(v * v, axis=1) / n_cols + eps)  # [BLOCK_M]
         # The weight is read by every program: keep it in L2.
         w = tl.load(w_ptr + cols, mask=cols < n_cols, other=0.0, eviction_policy="evict_last").to(tl.float32)
         y = v * rstd[:, None] * w[None, :]
-        tl.store(y_ptr + out_rows + cols[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
+        tl.store(y_rows + cols[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
     else:
         # Pass 1: sum of squares, chunk by chunk (fused: h computed and stored on the way).
         acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
@@ -157,14 +160,15 @@ def _rmsnorm_kernel(
             if HAS_RESIDUAL:
                 r = tl.load(r_rows + c[None, :], mask=mask, other=0.0).to(tl.float32)
                 h = (v + r).to(h_ptr.dtype.element_ty)
-                tl.store(h_ptr + out_rows + c[None, :], h, mask=mask)
+                tl.store(h_rows + c[None, :], h, mask=mask)
                 v = h.to(tl.float32)
             acc += v * v
         rstd = tl.rsqrt(tl.sum(acc, axis=1) / n_cols + eps)  # [BLOCK_M]
-        # Pass 2: read the row again (from L2 when the rows in flight fit: 4 programs per SM ×
-        # 132 SMs × 64 KB rows ≈ 34 MB, against 50 MB of L2 on an H100/H200) and normalize. The fused kernel recomputes
-        # h from x and residual rather than reading back the h it stored: a load after a store
-        # by other threads of the program would need a barrier to be ordered.
+        # Pass 2: read the row again and normalize. The re-read mostly hits L2 while the rows in
+        # flight fit: 4 programs per SM × 132 SMs × 64 KB rows ≈ 34 MB, against 50 MB of L2 on an
+        # H100/H200. The fused kernel recomputes h from x and residual rather than reading back
+        # the h it stored: a load after a store by other threads of the program would need a
+        # barrier to be ordered.
         for start in range(0, n_cols, BLOCK_N):
             c = start + cols
             mask = row_mask & (c[None, :] < n_cols)
@@ -174,12 +178,12 @@ def _rmsnorm_kernel(
                 v = (v + r).to(h_ptr.dtype.element_ty).to(tl.float32)
             w = tl.load(w_ptr + c, mask=c < n_cols, other=0.0, eviction_policy="evict_last").to(tl.float32)
             y = v * rstd[:, None] * w[None, :]
-            tl.store(y_ptr + out_rows + c[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
+            tl.store(y_rows + c[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
-# Largest row kept in registers: 32 KB (16K bf16, 8K fp32). At 16 warps that is 32 fp32 values
-# per thread for x plus 32 for the weight, about half of the 128 registers a 512-thread program
-# may use; a 64 KB row would need 128 and spill.
+# Largest row kept in registers: 32 KB (16K bf16, 8K fp32). At 16 warps that is 32 values of x
+# and 32 of the weight per thread: 62-64 registers on sm_80 and sm_90 (Triton 3.9, no spills) of
+# the 128 a 512-thread program may use. A 64 KB row would need about twice that.
 _ONE_PASS_BYTES = 32 * 1024
 # Elements per program (rows × padded columns). 4096 elements = 8 KB of bf16: with 8 warps, 32 B
 # (two 16-byte loads) per thread in flight. Smaller tiles leave short programs whose fixed cost

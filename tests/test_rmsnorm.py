@@ -185,7 +185,8 @@ def test_triton_rejects_rows_that_do_not_collapse():
     with pytest.raises(ValueError, match="residual: the leading dimensions must collapse into rows"):
         sol.fused_add_rmsnorm_triton(x.contiguous(), x, torch.randn(8))
     # The torch rungs take any layout.
-    torch.testing.assert_close(sol.rmsnorm_eager(x, torch.ones(8)), sol.rmsnorm_eager(x.contiguous(), torch.ones(8)))
+    w = torch.ones(8)
+    torch.testing.assert_close(sol.rmsnorm_eager(x, w), sol.rmsnorm_eager(x.contiguous(), w))
 
 
 def test_triton_paths_match_the_reference():

@@ -43,8 +43,8 @@ int kl_dtype(const at::Tensor& t, const char* name) {
 // collapses (row stride 2N); a transposed view does not.
 int64_t row_stride(const at::Tensor& t, const char* name) {
   const int64_t n = t.size(-1);
-  TORCH_CHECK_VALUE(n <= 1 || t.stride(-1) == 1, name, ": the last dimension must be contiguous (stride 1), got strides ",
-              t.strides());
+  TORCH_CHECK_VALUE(n <= 1 || t.stride(-1) == 1, name,
+              ": the last dimension must be contiguous (stride 1), got strides ", t.strides());
   int64_t stride = -1;    // the innermost leading dim's stride: the row stride
   int64_t expected = -1;  // what the next outer dim's stride must be to collapse into it
   for (int64_t d = t.dim() - 2; d >= 0; --d) {
