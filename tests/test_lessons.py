@@ -1,0 +1,301 @@
+"""grading.lessons: chapter 00's measured lessons. CPU mode: each function measures its CPU-side
+counterpart or says in one line why there is none. GPU: each trap shows up in the numbers."""
+import json
+import time
+
+import pytest
+import torch
+
+from grading import env, hardware, lessons
+from grading.roofline import intensity
+
+cpu_only = pytest.mark.skipif(not env.CPU_MODE, reason="checks CPU-mode behaviour; this machine has a GPU")
+gpu = pytest.mark.skipif(env.CPU_MODE, reason="needs a CUDA GPU (CPU mode)")
+
+
+# --- CPU mode: skipped lessons say why in one line ---------------------------------------------------
+
+@cpu_only
+@pytest.mark.parametrize("lesson", [lessons.no_sync_trap, lessons.graph_vs_eager, lessons.run_bench])
+def test_gpu_only_lessons_say_why_in_one_line(lesson, capsys):
+    assert lesson() is None
+    out = capsys.readouterr().out
+    assert out.startswith("CPU mode: ") and out.count("\n") == 1
+
+
+def test_measurement_reads_as_a_table():
+    m = lessons.Measurement("title", {"slow": 2e-3, "fast": 5e-6}, note="a note")
+    assert str(m).splitlines() == ["title", "  slow    2.00 ms", "  fast     5.0 µs", "  a note"]
+    assert m.ratio("slow", "fast") == pytest.approx(400)
+
+
+# --- lessons that measure in both modes ----------------------------------------------------------
+
+def test_cold_vs_warm_sees_the_first_call():
+    calls = []
+
+    def fn():
+        if not calls:
+            time.sleep(0.05)  # what a first call's compilation looks like from outside
+        calls.append(1)
+
+    m = lessons.cold_vs_warm(fn, warm_reps=3)
+    first, warm = m.times_s.values()
+    assert len(calls) == 4
+    assert first >= 0.05 > warm
+    assert "first call" in str(m) and "warm calls" in m.note
+
+
+@cpu_only
+def test_launch_overhead_on_the_cpu_shows_a_fixed_cost_per_call():
+    m = lessons.launch_overhead(calls=200)
+    tiny, big = m.times_s.values()
+    assert 0 < tiny < big
+    assert big < 1000 * tiny  # 1000x the elements, far less than 1000x the time
+
+
+@cpu_only
+def test_launch_overhead_times_a_given_function():
+    x = torch.randn(8)
+    m = lessons.launch_overhead(lambda t: t + 1, (x,), calls=50)
+    assert list(m.times_s) == ["Python loop, per call"] and m.times_s["Python loop, per call"] > 0
+
+
+@cpu_only
+def test_l2_lesson_on_the_cpu_caches_restores_the_thread_count():
+    threads = torch.get_num_threads()
+    m = lessons.l2_warm_vs_flushed(2e6)
+    assert torch.get_num_threads() == threads
+    warm, cold = m.times_s.values()
+    assert warm > 0 and cold > 0
+    assert any("DRAM" in k for k in m.times_s)
+
+
+@cpu_only
+def test_noise_reports_every_run_and_the_ratio():
+    x = torch.randn(4096)
+    n = lessons.noise({"add": lambda t: t + 1, "exp": lambda t: t.exp().sin()}, (x,), runs=3, reps=5)
+    assert n.names == ["add", "exp"]
+    assert all(len(v) == 3 for v in n.medians.values())
+    assert all(lo <= m <= hi for lo, m, hi in zip(n.p20["add"], n.medians["add"], n.p80["add"]))
+    assert len(n.ratios("add", "exp")) == 3
+    text = str(n)
+    assert "drift of the ratio add / exp" in text and text.count("\n") == 6
+
+
+def test_noise_drift():
+    assert lessons.Noise.drift([1.0, 1.1, 1.05]) == pytest.approx(0.1)
+
+
+# --- the roofline helpers ----------------------------------------------------------------------
+
+def test_linear_cost_llama_up_projection():
+    # Llama-3 8B up projection, bf16: M=1 reads the whole 117 MB weight for 117 MFLOP.
+    flops, nbytes = lessons.linear_cost(1, 4096, 14336)
+    assert flops == 2 * 4096 * 14336
+    assert nbytes == 2 * (4096 + 14336 * 4096 + 14336)
+    flops, nbytes = lessons.linear_cost(4096, 4096, 14336)
+    assert flops / nbytes == pytest.approx(1792, rel=1e-3)
+
+
+@cpu_only
+def test_roofline_examples_are_predictions_in_cpu_mode():
+    points = lessons.roofline_examples()
+    assert [p.time_s for p in points] == [None, None, None]
+    scale, decode, prefill = (intensity(p.flops, p.bytes) for p in points)
+    assert scale == pytest.approx(0.25)
+    assert decode == pytest.approx(1.0, rel=1e-3)
+    ridge = 989.5e12 / 3350e9  # H100 SXM bf16
+    assert decode < ridge < prefill
+
+
+# --- what the compiler and the profiler say -----------------------------------------------------------
+
+@cpu_only
+def test_launched_kernels_counts_eager_silu_mul_as_two_passes():
+    g, u = torch.randn(4, 64), torch.randn(4, 64)
+    assert lessons.launched_kernels(lambda g, u: torch.nn.functional.silu(g) * u, g, u) == ["aten::silu", "aten::mul"]
+
+
+TRITON_MODULE = """
+triton_poi_fused_mul_silu_0 = async_compile.triton('triton_poi_fused_mul_silu_0', '''
+import triton
+import triton.language as tl
+
+@triton_heuristics.pointwise(
+    size_hints={'x': 131072},
+    triton_meta={'signature': {'in_ptr0': '*bf16', 'out_ptr0': '*bf16', 'xnumel': 'i32', 'XBLOCK': 'constexpr'}, 'device': DeviceProperties(type='cuda', index=0), 'constants': {}, 'configs': [{(0,): [['tt.divisibility', 16]], (1,): [['tt.divisibility', 16]]}]},
+    min_elem_per_thread=0
+)
+@triton.jit
+def triton_poi_fused_mul_silu_0(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)[:]
+    tl.store(out_ptr0 + xindex, tl.load(in_ptr0 + xindex), xindex < xnumel)
+''', device_str='cuda')
+"""
+
+CPP_MODULE = """
+cpp_fused_mul_silu_0 = async_compile.cpp_pybinding(['const float*', 'float*'], r'''
+#include <torch/csrc/inductor/cpp_prefix.h>
+extern "C"  void  kernel(const float* in_ptr0, float* out_ptr0)
+{
+    out_ptr0[0] = in_ptr0[0];
+}
+''')
+"""
+
+
+def test_kernel_source_extracts_a_triton_kernel_with_its_hints():
+    (k,) = lessons.kernel_source("import torch\n" + TRITON_MODULE + "\ndef call(args): pass\n")
+    lines = k.splitlines()
+    assert lines[0] == "# signature: {'in_ptr0': '*bf16', 'out_ptr0': '*bf16', 'xnumel': 'i32', 'XBLOCK': 'constexpr'}"
+    assert lines[1] == "# configs: [{(0,): [['tt.divisibility', 16]], (1,): [['tt.divisibility', 16]]}]"
+    assert lines[2] == "@triton.jit" and "tl.store" in lines[-1]
+
+
+def test_kernel_source_extracts_a_cpp_kernel():
+    (k,) = lessons.kernel_source(CPP_MODULE)
+    assert k.startswith('extern "C"') and k.endswith("}")
+
+
+def test_kernel_source_finds_every_kernel():
+    assert len(lessons.kernel_source(TRITON_MODULE + CPP_MODULE)) == 2
+    assert lessons.kernel_source("def call(args): pass") == []
+
+
+def test_generated_kernels_picks_the_kernel_out_of_inductors_code():
+    # A real compile (seconds): catches a change in the layout of Inductor's output code.
+    def scale_add(x, y):
+        return x * 2 + y
+
+    x = torch.randn(64, 32, device=env.DEVICE)
+    (k,) = lessons.generated_kernels(torch.compile(scale_add), x, x)
+    assert k.startswith('extern "C"') if env.CPU_MODE else "@triton.jit" in k
+
+
+def test_head_says_how_much_it_left_out():
+    assert lessons.head("a\nb\nc", 2) == "a\nb\n... (1 more lines)"
+    assert lessons.head("a\nb", 2) == "a\nb"
+
+
+def test_excerpt_between_markers_and_fallback(tmp_path):
+    f = tmp_path / "k.cu"
+    f.write_text("a\nstart here\nmiddle\nend here\nafter\n")
+    assert lessons.excerpt(f, "start", "end") == "   2  start here\n   3  middle\n   4  end here"
+    assert lessons.excerpt(f, "missing", "end").splitlines()[0] == "   1  a"
+
+
+def test_excerpt_of_the_reference_kernel_shows_its_vector_loads():
+    text = lessons.excerpt(lessons.REPO / "csrc" / "silu_mul.cu", "Pack gv[kUnroll]", "store_stream(o + p, ov)")
+    assert "Pack gv[kUnroll]" in text and "store_stream(o + p, ov)" in text
+
+
+# --- the scoreboard ------------------------------------------------------------------------------
+
+def bench_result(bandwidth_source="measured copy"):
+    """A bench JSON as `python -m grading bench --json` writes it, two cases, two rungs."""
+    def case(m):
+        n = m * 14336
+        return {"case": f"llama8b [shape=[{m}, 14336], bfloat16]", "params": {"shape": [m, 14336]},
+                "dtype": "bfloat16", "flops": 5.0 * n, "bytes": 6.0 * n, "sol_us": 6.0 * n / 4.25e12 * 1e6,
+                "impls": {"eager": {"status": "pass", "time_us": 2 * 6.0 * n / 4.25e12 * 1e6, "pct_sol": 50.0},
+                          "cuda": {"status": "not implemented", "message": "stub"}}}
+    return {"kernel": "silu_mul", "gpu": "NVIDIA H200 SXM 141GB", "device": "NVIDIA H200",
+            "date": "2026-11-29T12:05:34+00:00",
+            "versions": {"torch": "2.11.0+cu130", "triton": "3.6.0", "python": "3.12.3", "cuda": "13.0"},
+            "roofs": {"bandwidth_gbps": 4250.0, "bandwidth_source": bandwidth_source},
+            "cases": [case(1), case(8192)]}
+
+
+def test_bench_markdown_rows_show_time_bandwidth_and_pct_sol():
+    lines = lessons.bench_markdown(bench_result()).splitlines()
+    assert lines[0] == "| case | SOL | eager | cuda |"
+    assert lines[3].startswith("| 8192×14336 | 165.80 µs | 331.6 µs · 2.13 TB/s · 50% | not implemented |")
+    assert "NVIDIA H200" in lines[-1] and "4.25 TB/s (measured copy)" in lines[-1]
+
+
+def test_bench_points_one_per_timed_implementation_and_case():
+    points = lessons.bench_points(bench_result())
+    assert [(p.label, p.group) for p in points] == [("eager", "1×14336"), ("eager", "8192×14336")]
+    assert points[1].time_s == pytest.approx(331.6e-6, rel=1e-3)
+    assert [p.group for p in lessons.bench_points(bench_result(), rows=(8192,))] == ["8192×14336"]
+
+
+@pytest.mark.parametrize("source, expected", [("measured copy", 4250.0), ("datasheet", None)])
+def test_bench_roofs_use_the_bandwidth_the_result_was_scored_against(source, expected):
+    gpu_spec, roofs = lessons.bench_roofs(bench_result(source))
+    assert gpu_spec.key == "H200"
+    if expected is None:  # datasheet: whatever measured ceilings exist, else the 4.8 TB/s sheet
+        measured = hardware.ceilings_for(gpu_spec)
+        assert roofs.bandwidth_gbps == (measured["copy_gbps"] if measured else 4800.0)
+    else:
+        assert roofs.bandwidth_gbps == expected
+
+
+def test_load_json_missing_file_says_so(tmp_path, capsys):
+    assert lessons.load_json(tmp_path / "nope.json") is None
+    assert "not present" in capsys.readouterr().out
+    (tmp_path / "r.json").write_text(json.dumps({"a": 1}))
+    assert lessons.load_json(tmp_path / "r.json") == {"a": 1}
+
+
+def test_variants_markdown_selects_rows_and_columns():
+    data = {"device": "NVIDIA H200", "rows": [
+        {"impl": "compile static", "shape": [8192, 14336], "layout": "contiguous", "us": 166.3, "gbps": 4237.0},
+        {"impl": "compile dynamic=True", "shape": [8192, 14336], "layout": "contiguous", "us": 232.6, "gbps": 3030.0},
+        {"impl": "compile dynamic=True", "shape": [8192, 14336], "layout": "chunked", "us": 351.6, "gbps": 2004.0},
+        {"impl": "eager", "shape": [8192, 14336], "layout": "contiguous", "us": 285.3, "gbps": 2470.0}]}
+    lines = lessons.variants_markdown(data, "compile", copy_gbps=4248.0).splitlines()
+    assert lines[0] == "| variant | 8192×14336 contiguous | 8192×14336 chunked |"
+    assert lines[2] == "| compile static | 166.3 µs · 4.24 TB/s · 100% | - |"
+    assert lines[3] == "| compile dynamic=True | 232.6 µs · 3.03 TB/s · 71% | 351.6 µs · 2.00 TB/s · 47% |"
+    assert len(lines) == 4
+
+
+# --- GPU: each trap shows up in the numbers ------------------------------------------------------------
+
+@gpu
+def test_no_sync_measures_the_launch_not_the_matmul():
+    m = lessons.no_sync_trap()
+    no_sync, with_sync, events = m.times_s.values()
+    assert no_sync < 0.2 * events  # the launch returns long before 1.1 TFLOP is done
+    assert with_sync >= 0.9 * events
+
+
+@gpu
+def test_launch_overhead_on_the_gpu():
+    m = lessons.launch_overhead(calls=300)
+    loop, host, device = m.times_s.values()
+    assert device < 20e-6 and loop > 0 and host > 0
+
+
+@gpu
+def test_l2_warm_is_faster_than_hbm():
+    m = lessons.l2_warm_vs_flushed(16e6)
+    times = list(m.times_s.values())
+    assert len(times) == 3 and times[0] < times[1]
+
+
+@gpu
+def test_graph_replay_beats_eager_launches_of_a_chain():
+    m = lessons.graph_vs_eager(n_kernels=20)
+    assert m.times_s["CUDA graph replay"] < m.times_s["eager, Python loop (wall time)"]
+
+
+@gpu
+def test_noise_on_the_gpu():
+    x = torch.randn(2**24, device="cuda")
+    n = lessons.noise({"a": lambda t: t * 2, "b": lambda t: t.exp()}, (x,), runs=2)
+    assert all(len(v) == 2 and min(v) > 0 for v in n.medians.values())
+
+
+@gpu
+def test_roofline_examples_are_measured_on_a_gpu():
+    points = lessons.roofline_examples()
+    assert all(p.time_s and p.time_s > 0 for p in points)
+
+
+@gpu
+def test_launched_kernels_counts_gpu_kernels():
+    g, u = torch.randn(64, 1024, device="cuda"), torch.randn(64, 1024, device="cuda")
+    assert len(lessons.launched_kernels(lambda g, u: torch.nn.functional.silu(g) * u, g, u)) == 2
