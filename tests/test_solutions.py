@@ -28,3 +28,23 @@ def test_reference_kernels_reject_bad_input_naming_the_argument():
             fn(torch.randn(8, 4).t(), g)
         with pytest.raises(TypeError, match="up: expected a torch.Tensor"):
             fn(g, [1.0])
+
+
+def test_every_baseline_computes_the_kernel():
+    """The baselines `bench` times beside the rungs must compute the same function."""
+    import torch
+
+    from grading import impls
+    from grading.check import compare
+    from grading.spec import DEFAULT_TOLERANCES
+    from grading.specs import SPECS
+
+    for spec in SPECS.values():
+        case = spec.cases(True)[1]
+        for label, target in spec.baselines.items():
+            path, func = target.rsplit(":", 1)
+            fn = impls.load(impls.ImplRef(str(REPO / path), func, None, label))
+            args, kwargs = spec.make_inputs(case.params, torch.float32, torch.Generator().manual_seed(0), "cpu")
+            out, ref = fn(*args, **kwargs), spec.reference(*args, **kwargs)
+            for o, r in zip(out if isinstance(out, tuple) else (out,), ref if isinstance(ref, tuple) else (ref,)):
+                compare(o, r, DEFAULT_TOLERANCES[torch.float32], what=f"{spec.name} baseline {label!r}")

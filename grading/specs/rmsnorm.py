@@ -32,6 +32,7 @@ from typing import Callable
 import torch
 import torch.nn.functional as F
 
+from grading.baselines import compile_static
 from grading.spec import Case, KernelSpec, SpeedTiers, expect_same, expect_tensor
 
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
@@ -100,6 +101,20 @@ def rmsnorm_torch(x: torch.Tensor, weight: torch.Tensor, eps: float = DEFAULT_EP
 def fused_add_rmsnorm_torch(x, residual, weight, eps: float = DEFAULT_EPS):
     h = x + residual
     return F.rms_norm(h, (h.shape[-1],), weight, eps), h
+
+
+def _rmsnorm_math(x, weight, eps=DEFAULT_EPS):
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype) * weight
+
+
+def _fused_add_rmsnorm_math(x, residual, weight, eps=DEFAULT_EPS):
+    h = x + residual
+    return _rmsnorm_math(h, weight, eps), h
+
+
+rmsnorm_compile_static = compile_static(_rmsnorm_math)
+fused_add_rmsnorm_compile_static = compile_static(_fused_add_rmsnorm_math)
 
 
 # --- inputs and cases -----------------------------------------------------------------------------
@@ -282,7 +297,8 @@ SPEC = KernelSpec(
     bytes_moved=lambda c: (2.0 * _rows_n(c)[0] + 1.0) * _rows_n(c)[1] * c.dtype.itemsize,
     math_dtype=lambda c: "fp32",
     speed_tiers=dict(_TIERS),
-    baselines={"F.rms_norm": "grading/specs/rmsnorm.py:rmsnorm_torch"},
+    baselines={"F.rms_norm": "grading/specs/rmsnorm.py:rmsnorm_torch",
+               "torch.compile, static shapes": "grading/specs/rmsnorm.py:rmsnorm_compile_static"},
     extra_checks={"compiled": recompilation_check(_sweep_args(fused=False))},
     description="RMS normalization over the last dimension, fp32 statistics; memory-bound.",
 )
@@ -304,7 +320,8 @@ FUSED_SPEC = KernelSpec(
     bytes_moved=lambda c: (4.0 * _rows_n(c)[0] + 1.0) * _rows_n(c)[1] * c.dtype.itemsize,
     math_dtype=lambda c: "fp32",
     speed_tiers=dict(_TIERS),
-    baselines={"x + residual, F.rms_norm": "grading/specs/rmsnorm.py:fused_add_rmsnorm_torch"},
+    baselines={"x + residual, F.rms_norm": "grading/specs/rmsnorm.py:fused_add_rmsnorm_torch",
+               "torch.compile, static shapes": "grading/specs/rmsnorm.py:fused_add_rmsnorm_compile_static"},
     extra_checks={"compiled": recompilation_check(_sweep_args(fused=True))},
     description="Residual add then RMS normalization, both outputs written; memory-bound.",
 )
