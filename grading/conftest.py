@@ -42,8 +42,14 @@ def pytest_generate_tests(metafunc):
     except KeyError as e:
         raise pytest.UsageError(e.args[0]) from None
     if "case_index" in metafunc.fixturenames:
-        params = [pytest.param(s.name, r, i, id=f"{s.name}-{r}-{i}-{c.describe().replace(' ', '')}")
-                  for s in specs for r in rungs for i, c in enumerate(s.cases(env.CPU_MODE))]
+        params = []
+        for s in specs:
+            for r in rungs:
+                names = [c.describe() for c in s.cases(env.CPU_MODE)]
+                if r in s.extra_checks:  # reported after the cases, as one more result
+                    names.append(s.extra_checks[r].__name__.replace("_", " "))
+                params += [pytest.param(s.name, r, i, id=f"{s.name}-{r}-{i}-{n.replace(' ', '')}")
+                           for i, n in enumerate(names)]
         metafunc.parametrize("kernel,rung,case_index", params)
     elif "rung" in metafunc.fixturenames:
         metafunc.parametrize("kernel,rung", [pytest.param(s.name, r, id=f"{s.name}-{r}") for s in specs for r in rungs])
