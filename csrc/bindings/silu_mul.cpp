@@ -7,56 +7,13 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
-#include "kl_common.cuh"
+#include "kl_binding.h"
 #include "silu_mul.h"
-
-#ifndef KL_NAMESPACE
-#error "KL_NAMESPACE must be defined (grading/cuda.py passes -DKL_NAMESPACE=...)"
-#endif
-
-// TORCH_LIBRARY pastes its namespace argument into identifiers, which would paste the macro's
-// name; one level of indirection expands KL_NAMESPACE first.
-#define KL_TORCH_LIBRARY(ns, m) TORCH_LIBRARY(ns, m)
-#define KL_TORCH_LIBRARY_IMPL(ns, k, m) TORCH_LIBRARY_IMPL(ns, k, m)
 
 namespace {
 
-int kl_dtype(const at::Tensor& t, const char* name) {
-  switch (t.scalar_type()) {
-    case at::kFloat:
-      return KL_F32;
-    case at::kHalf:
-      return KL_F16;
-    case at::kBFloat16:
-      return KL_BF16;
-    default:
-      TORCH_CHECK_TYPE(false, name, ": expected dtype float32, float16 or bfloat16, got ",
-                       t.scalar_type());
-  }
-}
-
-// The stride between consecutive rows of t seen as [rows, N]: the leading dims must collapse
-// into one (dims of size 1 place no constraint). A [B, S, N] slice of a [B, S, 2N] tensor
-// collapses (row stride 2N); a transposed view does not.
-int64_t row_stride(const at::Tensor& t, const char* name) {
-  const int64_t n = t.size(-1);
-  TORCH_CHECK_VALUE(n <= 1 || t.stride(-1) == 1, name,
-                    ": the last dimension must be contiguous (stride 1), got strides ", t.strides());
-  int64_t stride = -1;    // the innermost leading dim's stride: the row stride
-  int64_t expected = -1;  // what the next outer dim's stride must be to collapse into it
-  for (int64_t d = t.dim() - 2; d >= 0; --d) {
-    if (t.size(d) == 1) continue;
-    if (stride < 0) {
-      stride = t.stride(d);
-    } else {
-      TORCH_CHECK_VALUE(t.stride(d) == expected, name,
-                        ": the leading dimensions must collapse into rows with one row stride, got "
-                        "shape ", t.sizes(), " and strides ", t.strides(), "; call .contiguous() first");
-    }
-    expected = t.stride(d) * t.size(d);
-  }
-  return stride < 0 ? n : stride;  // a single row: any stride will do
-}
+using kl::kl_dtype;
+using kl::row_stride;
 
 at::Tensor silu_mul(const at::Tensor& gate, const at::Tensor& up) {
   TORCH_CHECK_VALUE(gate.is_cuda(), "gate: expected a CUDA tensor, got one on ", gate.device());
