@@ -72,6 +72,15 @@ class SpeedTiers:
         return ", ".join(f"{name} >= {t:g}% of SOL" for name, t in self.tiers)
 
 
+def memory_bound_tiers() -> dict[str, SpeedTiers]:
+    """Speed tiers for memory-bound kernels, per rung. The Triton and CUDA rungs are graded: a
+    kernel that moves each byte once has no excuse to stay far from the HBM roof. The other rungs
+    are reported, not graded: what the framework gives you."""
+    graded = SpeedTiers((("gold", 85.0), ("silver", 70.0), ("bronze", 40.0)))
+    return {"triton": graded, "cuda": graded,
+            "default": SpeedTiers((("gold", 80.0), ("silver", 50.0), ("bronze", 5.0)))}
+
+
 @dataclasses.dataclass
 class KernelSpec:
     name: str

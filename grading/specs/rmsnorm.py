@@ -33,7 +33,7 @@ import torch
 import torch.nn.functional as F
 
 from grading.baselines import compile_static
-from grading.spec import Case, KernelSpec, SpeedTiers, expect_same, expect_tensor
+from grading.spec import Case, KernelSpec, expect_same, expect_tensor, memory_bound_tiers
 
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 # Magnitudes of the "huge" and "tiny" cases. fp16 stays where x + residual cannot overflow 65504
@@ -273,14 +273,6 @@ def _sweep_args(fused: bool):
 
 # --- the specs ------------------------------------------------------------------------------------
 
-# Graded rungs: a copy-like kernel has no excuse to stay far from the HBM roof.
-_TIERS = {
-    "triton": SpeedTiers((("gold", 85.0), ("silver", 70.0), ("bronze", 40.0))),
-    "cuda": SpeedTiers((("gold", 85.0), ("silver", 70.0), ("bronze", 40.0))),
-    # Reported, not graded: what the framework gives you.
-    "default": SpeedTiers((("gold", 80.0), ("silver", 50.0), ("bronze", 5.0))),
-}
-
 SPEC = KernelSpec(
     name="rmsnorm",
     signature="rmsnorm(x[..., N], weight[N], eps=1e-6) -> y  (x's shape and dtype)",
@@ -296,7 +288,7 @@ SPEC = KernelSpec(
     # Read x, write y, read weight once.
     bytes_moved=lambda c: (2.0 * _rows_n(c)[0] + 1.0) * _rows_n(c)[1] * c.dtype.itemsize,
     math_dtype=lambda c: "fp32",
-    speed_tiers=dict(_TIERS),
+    speed_tiers=memory_bound_tiers(),
     baselines={"F.rms_norm": "grading/specs/rmsnorm.py:rmsnorm_torch",
                "torch.compile, static shapes": "grading/specs/rmsnorm.py:rmsnorm_compile_static"},
     extra_checks={"compiled": recompilation_check(_sweep_args(fused=False))},
@@ -319,7 +311,7 @@ FUSED_SPEC = KernelSpec(
     # Read x and residual, write y and h, read weight once.
     bytes_moved=lambda c: (4.0 * _rows_n(c)[0] + 1.0) * _rows_n(c)[1] * c.dtype.itemsize,
     math_dtype=lambda c: "fp32",
-    speed_tiers=dict(_TIERS),
+    speed_tiers=memory_bound_tiers(),
     baselines={"x + residual, F.rms_norm": "grading/specs/rmsnorm.py:fused_add_rmsnorm_torch",
                "torch.compile, static shapes": "grading/specs/rmsnorm.py:fused_add_rmsnorm_compile_static"},
     extra_checks={"compiled": recompilation_check(_sweep_args(fused=True))},

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from grading.baselines import compile_static
-from grading.spec import Case, KernelSpec, SpeedTiers, expect_same, expect_tensor
+from grading.spec import Case, KernelSpec, expect_same, expect_tensor, memory_bound_tiers
 
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 # "huge" and "tiny" magnitudes per dtype, kept so that the product stays a normal number.
@@ -107,13 +107,7 @@ SPEC = KernelSpec(
     flops=lambda c: 5.0 * _numel(c),
     bytes_moved=lambda c: 3.0 * _numel(c) * c.dtype.itemsize,
     math_dtype=lambda c: "fp32",
-    speed_tiers={
-        # Graded rungs. A copy-like kernel has no excuse to stay far from the HBM roof.
-        "triton": SpeedTiers((("gold", 85.0), ("silver", 70.0), ("bronze", 40.0))),
-        "cuda": SpeedTiers((("gold", 85.0), ("silver", 70.0), ("bronze", 40.0))),
-        # Reported, not graded: what the framework gives you.
-        "default": SpeedTiers((("gold", 80.0), ("silver", 50.0), ("bronze", 5.0))),
-    },
+    speed_tiers=memory_bound_tiers(),
     baselines={"torch.compile, static shapes": "grading/specs/silu_mul.py:silu_mul_compile_static"},
     description="SwiGLU activation, elementwise, memory-bound.",
 )
