@@ -1,15 +1,20 @@
 """Chapter 00's lessons, measured: each timing trap as a function that runs it and returns numbers.
+Chapter 01's (RMSNorm) follow at the end: what an op sequence moves, how often torch.compile
+compiles, Triton launch plans, side-by-side GPU timings, and the fused RMSNorm + FP8 kernel.
 
-The notebook chapters/00_speed_of_light calls these; tests/test_lessons.py checks them. Every
-function works on a GPU. In CPU mode a function measures the CPU-side counterpart of its trap
-where there is one (first-call compilation, per-call overhead, caches, noise) and otherwise prints
-one line saying why and returns None. GPU timing goes through grading.timing (time_fn, which
-flushes L2 with l2_flush_buffer; time_graph; rotation_count); nothing here re-implements it.
+The notebooks chapters/00_speed_of_light and chapters/01_rmsnorm call these; tests/test_lessons.py
+checks them. Every function works on a GPU. In CPU mode a function measures the CPU-side
+counterpart of its trap where there is one (first-call compilation, per-call overhead, caches,
+noise) and otherwise prints one line saying why and returns None. GPU timing goes through
+grading.timing (time_fn, which flushes L2 with l2_flush_buffer; time_graph; rotation_count);
+nothing here re-implements it.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
+import functools
 import io
 import json
 import re
@@ -20,6 +25,8 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 import torch
+import triton
+import triton.language as tl
 
 from grading import env
 from grading.hardware import GPUSpec, Roofs
@@ -598,7 +605,400 @@ def variants_markdown(data: dict, prefix: str, copy_gbps: float | None = None) -
     return "\n".join(lines)
 
 
+# --- chapter 01: what a sequence of eager ops moves ---------------------------------------------
+
+@dataclasses.dataclass
+class OpTraffic:
+    """One ATen op of a call and the bytes of its tensor inputs and outputs: what the op must move
+    at the least, each input read once and each output written once."""
+
+    op: str
+    read_bytes: int
+    write_bytes: int
+
+
+def _tensor_bytes(tree) -> int:
+    from torch.utils._pytree import tree_leaves
+    return sum(t.numel() * t.element_size() for t in tree_leaves(tree) if isinstance(t, torch.Tensor))
+
+
+def op_traffic(fn: Callable, *args) -> list[OpTraffic]:
+    """The ATen ops one call of `fn` runs, in order, each with its minimum traffic. Views (which
+    move nothing) are left out. It watches the dispatcher, so it works the same on any device; a
+    broadcast operand (a [N] weight, a [M, 1] statistic) counts once, as it would from cache."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    ops: list[OpTraffic] = []
+
+    class _Watch(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            out = func(*args, **kwargs)
+            if not func.is_view:
+                ops.append(OpTraffic(f"aten.{func.overloadpacket.__name__}", _tensor_bytes((args, kwargs)),
+                                     _tensor_bytes(out)))
+            return out
+
+    with _Watch():
+        fn(*args)
+    return ops
+
+
+def _fmt_bytes(n: float) -> str:
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n:.0f} B"
+
+
+def traffic_table(ops: Sequence[OpTraffic], elements: int, min_bytes: float) -> str:
+    """`ops` as a table (bytes per element of the input in the last column), then the total against
+    `min_bytes`, what one fused kernel moves, and the % of SOL that ratio allows at best."""
+    lines = [f"{'op':<20} {'read':>9} {'written':>9} {'B/element':>10}"]
+    for o in ops:
+        lines.append(f"{o.op:<20} {_fmt_bytes(o.read_bytes):>9} {_fmt_bytes(o.write_bytes):>9} "
+                     f"{(o.read_bytes + o.write_bytes) / elements:>10.2f}")
+    total = sum(o.read_bytes + o.write_bytes for o in ops)
+    lines.append(f"{len(ops)} ops: {_fmt_bytes(total)}, {total / elements:.2f} B/element; one fused kernel: "
+                 f"{_fmt_bytes(min_bytes)}, {min_bytes / elements:.2f} B/element")
+    lines.append(f"even with every op at full bandwidth: at most {100 * min_bytes / total:.0f}% of SOL")
+    return "\n".join(lines)
+
+
+# --- chapter 01: how often torch.compile compiles -----------------------------------------------
+
+@dataclasses.dataclass
+class CompileSweep:
+    """One compiled function called at a sequence of token counts, and what each call compiled."""
+
+    label: str
+    tokens: list[int]
+    new_graphs: list[int]  # graphs dynamo compiled during each call
+    call_s: list[float]    # wall time of each call, compilation included
+    reasons: list[str]     # for a call that recompiled, the guard that failed; "" otherwise
+
+    @property
+    def graphs(self) -> int:
+        return sum(self.new_graphs)
+
+    def __str__(self) -> str:
+        lines = [f"{self.label}: {self.graphs} graph{'s' if self.graphs != 1 else ''} for "
+                 f"{len(self.tokens)} token counts"]
+        for i, (m, n, t, why) in enumerate(zip(self.tokens, self.new_graphs, self.call_s, self.reasons)):
+            what = "reused a graph" if not n else "compiled" if i == 0 else "recompiled"
+            lines.append(f"  M={m:<5d} {what:<15s} {_fmt_time(t):>9}" + (f"   {why}" if why else ""))
+        return "\n".join(lines)
+
+    def _repr_pretty_(self, p, cycle) -> None:
+        p.text(str(self))
+
+
+def _guard_reason(failure: str) -> str:
+    """'0/1: tensor 'x' size mismatch at index 0. expected 3, actual 17' without the '0/1: '."""
+    return re.sub(r"^\s*\d+/\d+:\s*", "", str(failure)).strip()
+
+
+def compile_sweep(fn: Callable, make_args: Callable[[int], tuple], tokens: Sequence[int],
+                  label: str = "") -> CompileSweep:
+    """Call fn(*make_args(m)) for each token count m in `tokens`, starting from empty dynamo caches
+    (torch._dynamo.reset()), and record the graphs dynamo compiled at each call
+    (counters['stats']['unique_graphs'], as the grader counts them) and, for each recompilation,
+    the guard that failed (what TORCH_LOGS=recompiles prints)."""
+    from torch._dynamo import utils as dynamo_utils
+
+    torch._dynamo.reset()
+    counters = dynamo_utils.counters
+    failures = getattr(dynamo_utils, "guard_failures", {})
+    new, secs, reasons = [], [], []
+    for m in tokens:
+        args = make_args(m)
+        seen = {code: len(v) for code, v in failures.items()}
+        before = counters["stats"]["unique_graphs"]
+        t0 = time.perf_counter()
+        fn(*args)
+        _sync()
+        secs.append(time.perf_counter() - t0)
+        new.append(counters["stats"]["unique_graphs"] - before)
+        # The newest cache entry's guard is reported first.
+        fresh = [f for code, v in failures.items() for f in v[seen.get(code, 0):]]
+        reasons.append(_guard_reason(fresh[0]) if fresh and new[-1] and len(new) > 1 else "")
+    return CompileSweep(label or getattr(fn, "__name__", "fn"), list(tokens), new, secs, reasons)
+
+
+def sweep_table(sweeps: Sequence[CompileSweep]) -> str:
+    """Several sweeps over the same token counts: graphs compiled per call, one row per sweep."""
+    tokens = sweeps[0].tokens
+    width = max(len(s.label) for s in sweeps)
+    head = f"{'graphs compiled at':<{width}}" + "".join(f"{'M=' + str(m):>8}" for m in tokens) + f"{'total':>8}"
+    rows = [head]
+    for s in sweeps:
+        rows.append(f"{s.label:<{width}}" + "".join(f"{n if n else '.':>8}" for n in s.new_graphs)
+                    + f"{s.graphs:>8}")
+    return "\n".join(rows)
+
+
+# --- chapter 01: what a Triton launcher decides -------------------------------------------------
+
+@dataclasses.dataclass
+class Launch:
+    """One kernel launch as a launcher made it: the grid, the arguments, the meta-parameters."""
+
+    grid: tuple
+    args: tuple
+    kwargs: dict
+
+
+def triton_launches(module, kernel: str, call: Callable, *args, patch: dict | None = None) -> list[Launch]:
+    """What call(*args) launches, without running anything: module.<kernel> is replaced by a
+    recorder for the duration of the call (and each module attribute named in `patch` by its
+    value, e.g. a launcher's SM count, to see what it would pick on another GPU). Tensors may
+    live on the meta device, so full-size shapes cost no memory."""
+    launches: list[Launch] = []
+
+    class _Recorder:
+        def __getitem__(self, grid):
+            def launch(*a, **kw):
+                launches.append(Launch(tuple(grid(kw) if callable(grid) else grid), a, kw))
+            return launch
+
+    replaced = {kernel: _Recorder(), **(patch or {})}
+    saved = {name: getattr(module, name) for name in replaced}
+    try:
+        for name, value in replaced.items():
+            setattr(module, name, value)
+        call(*args)
+    finally:
+        for name, value in saved.items():
+            setattr(module, name, value)
+    return launches
+
+
+_PTX_GLOBAL = re.compile(r"\b(ld|st)\.global((?:\.[A-Za-z0-9_:]+)*)")
+
+
+def ptx_global_accesses(ptx: str) -> dict[str, int]:
+    """Global-memory loads and stores in PTX text, counted by access width: {'load 16 B': 2, ...}.
+    Width = vector length (.v2, .v4) × element size (.b16, .b32, .f32, ...); cache hints
+    (.L1::evict_last, .nc) are ignored."""
+    counts: collections.Counter[str] = collections.Counter()
+    for kind, suffix in _PTX_GLOBAL.findall(ptx):
+        parts = suffix.split(".")[1:]
+        vec = next((int(p[1:]) for p in parts if re.fullmatch(r"v\d+", p)), 1)
+        bits = next((int(p[1:]) for p in parts if re.fullmatch(r"[bfsu]\d+", p)), None)
+        if bits is not None:
+            counts[f"{'load' if kind == 'ld' else 'store'} {vec * bits // 8} B"] += 1
+    return dict(sorted(counts.items()))
+
+
+# --- chapter 01: GPU timings side by side ------------------------------------------------------
+
+@dataclasses.dataclass
+class SideBySide:
+    """Several implementations timed on the same shapes in one run (time_fn: L2 flushed, inputs
+    rotated past L2, CUDA graphs under 30 µs)."""
+
+    title: str
+    shapes: list[tuple[int, ...]]
+    names: list[str]
+    times_s: dict[str, list[float]]  # per implementation, one per shape
+    min_bytes: list[float]           # per shape: the minimum traffic GB/s is counted on
+    bandwidth_gbps: float | None
+    bandwidth_source: str = ""
+
+    def ratio(self, a: str, b: str) -> list[float]:
+        """time of a / time of b, per shape."""
+        return [x / y for x, y in zip(self.times_s[a], self.times_s[b])]
+
+    def markdown(self) -> str:
+        lines = ["| shape | min. bytes | " + " | ".join(self.names) + " |",
+                 "|---|---:|" + "---:|" * len(self.names)]
+        for i, shape in enumerate(self.shapes):
+            cells = []
+            for name in self.names:
+                t = self.times_s[name][i]
+                gbps = self.min_bytes[i] / t / 1e9
+                pct = f" · {100 * gbps / self.bandwidth_gbps:.0f}%" if self.bandwidth_gbps else ""
+                cells.append(f"{_fmt_time(t)} · {_fmt_rate(gbps)}{pct}")
+            lines.append(f"| {'×'.join(map(str, shape))} | {_fmt_bytes(self.min_bytes[i])} | " + " | ".join(cells) + " |")
+        roof = (f"; % of the {self.bandwidth_source} roof, {_fmt_rate(self.bandwidth_gbps)}"
+                if self.bandwidth_gbps else "")
+        lines += ["", f"{self.title}. Each cell: median time · minimum bytes / time{roof}."]
+        return "\n".join(lines)
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown()
+
+
+def time_side_by_side(fns: dict[str, Callable], make_args: Callable[[tuple], tuple],
+                      shapes: Sequence[tuple[int, ...]], min_bytes: Callable[[tuple], float],
+                      title: str = "") -> SideBySide | None:
+    """Time every function in `fns` on each shape, back to back in one run, with time_fn; inputs
+    come from make_args(shape) and are rotated past L2. CPU mode: None, with the reason."""
+    if env.CPU_MODE:
+        _skip("timing needs a CUDA GPU; the outputs saved with this notebook show an H200's numbers")
+        return None
+    from grading import hardware
+    dev = torch.device("cuda")
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    nbytes = [float(min_bytes(tuple(s))) for s in shapes]
+    for shape, nb in zip(shapes, nbytes):
+        sets = [(tuple(make_args(tuple(shape))), {}) for _ in range(rotation_count(nb, dev))]
+        for name, fn in fns.items():
+            timing, _, _ = time_fn(fn, sets)
+            times[name].append(timing.best_s)
+        del sets
+        torch.cuda.empty_cache()
+    # The roofs % of SOL is counted against: measured ceilings of this GPU where cached, else committed
+    # ones for its kind, else the datasheet.
+    gpu = hardware.current()
+    roofs = hardware.roofs(gpu, hardware.load_ceilings() or hardware.committed_ceilings(gpu.key))
+    return SideBySide(title, [tuple(s) for s in shapes], list(fns), times, nbytes, roofs.bandwidth_gbps,
+                      roofs.bandwidth_source)
+
+
+# --- chapter 01, going further: RMSNorm fused with per-token FP8 quantization ----------------------
+
+E4M3_MAX = 448.0  # largest finite float8_e4m3fn value (4 exponent bits, 3 mantissa bits, no inf)
+# Floor on a row's largest |y|: an all-zero row (padding) then gets q = 0, not 0 / 0.
+FP8_MIN_AMAX = 1e-12
+
+
+@triton.jit
+def _rmsnorm_fp8_kernel(
+    x_ptr, w_ptr,          # x: [rows, N] view, last dim contiguous (row stride x_row_stride); w: [N]
+    q_ptr, scale_ptr,      # q: [rows, N] contiguous, e4m3 (fp32 where the host casts); scale: [rows] fp32
+    n_cols,                # N
+    x_row_stride,          # elements between rows of x
+    eps,
+    BLOCK_N: tl.constexpr,  # next power of two >= N: one program holds one whole row
+):
+    row = tl.program_id(0).to(tl.int64)  # 64-bit: row * stride passes 2^31 on large inputs
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0).to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+    rstd = tl.rsqrt(tl.sum(x * x, axis=0) / n_cols + eps)
+    # The normalized row stays in fp32 registers: it is never written out in bf16 and read back.
+    y = x * rstd * w
+    # The second reduction of the row, its largest |y|, costs no memory traffic either.
+    amax = tl.maximum(tl.max(tl.abs(y), axis=0), 1e-12)  # FP8_MIN_AMAX
+    # amax maps to 448 (E4M3_MAX); the clamp keeps fp32 rounding from stepping past it.
+    q = tl.clamp(y * (448.0 / amax), -448.0, 448.0)
+    tl.store(q_ptr + row * n_cols + cols, q.to(q_ptr.dtype.element_ty), mask=mask)
+    tl.store(scale_ptr + row, amax / 448.0)
+
+
+@triton.jit
+def _cast_e4m3_kernel(x_ptr, q_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(q_ptr + offs, tl.load(x_ptr + offs, mask=mask).to(q_ptr.dtype.element_ty), mask=mask)
+
+
+# fp32 values whose rounding to e4m3 carries into the exponent (126.24 -> 128, 31.09 -> 32), lies
+# just past a midpoint (136.002 -> 144, 1.0625001 -> 1.125), is subnormal (0.0048), or is plain.
+FP8_PROBE = (126.24, 31.09, 136.00207, 1.0625001, -240.5, 0.0048, -3.3, 448.0)
+
+
+@functools.cache
+def fp8_cast_mismatches() -> tuple[tuple[float, float, float], ...]:
+    """(value, Triton's e4m3, torch's e4m3) for each FP8_PROBE value on which Triton's fp32 ->
+    float8_e4m3fn cast, here (on this GPU, or in the interpreter in CPU mode), differs from
+    torch's round-to-nearest-even. Empty when they agree on all of them."""
+    x = torch.tensor(FP8_PROBE, dtype=torch.float32, device=_device())
+    q = torch.empty(len(FP8_PROBE), dtype=torch.float8_e4m3fn, device=x.device)
+    _cast_e4m3_kernel[(1,)](x, q, len(FP8_PROBE), BLOCK=triton.next_power_of_2(len(FP8_PROBE)))
+    ours = q.float().cpu().tolist()
+    ref = x.cpu().to(torch.float8_e4m3fn).float().tolist()
+    return tuple((v, a, b) for v, a, b in zip(FP8_PROBE, ours, ref) if a != b)
+
+
+def rmsnorm_fp8_triton(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> tuple[torch.Tensor, torch.Tensor]:
+    """rmsnorm fused with per-token FP8 quantization of its output: (q [..., N] float8_e4m3fn,
+    scale [..., 1] fp32) with q * scale ≈ rmsnorm(x, weight, eps), each row's largest |y| mapped
+    to 448. One pass: x read once (2 B per bf16 element), q written once (1 B).
+
+    CPU mode: where the interpreter's own fp32 -> e4m3 cast is wrong (fp8_cast_mismatches), the
+    kernel writes the scaled values in fp32 and torch rounds them to e4m3 on the host."""
+    from grading.specs.rmsnorm import check_rmsnorm_inputs, rows_view
+    check_rmsnorm_inputs(x, weight, eps)
+    n = x.shape[-1]
+    block = triton.next_power_of_2(n)
+    if block * x.element_size() > 64 * 1024:
+        raise ValueError(f"x: rows of {n} elements do not fit in one program's registers here "
+                         "(this teaching kernel holds a row of up to 64 KB)")
+    host_cast = env.CPU_MODE and bool(fp8_cast_mismatches())
+    q = torch.empty(x.shape, dtype=torch.float32 if host_cast else torch.float8_e4m3fn, device=x.device)
+    scale = torch.empty(*x.shape[:-1], 1, dtype=torch.float32, device=x.device)  # [..., 1]
+    if x.numel():
+        x2 = rows_view(x, "x")  # [M, N]
+        # One warp per KB of row, 1 to 16, as in solutions/rmsnorm.py (N = 8192 bf16: 16 warps).
+        num_warps = min(16, max(1, triton.next_power_of_2(block * x.element_size() // 1024)))
+        _rmsnorm_fp8_kernel[(x2.shape[0],)](x2, weight, q, scale, n, x2.stride(0), eps, BLOCK_N=block,
+                                             num_warps=num_warps)
+    return (q.to(torch.float8_e4m3fn) if host_cast else q), scale
+
+
+def per_token_fp8(y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-token FP8 quantization in plain PyTorch, the step an unfused pipeline runs after the
+    norm: each row's largest |y| maps to 448. (q float8_e4m3fn, scale [..., 1] fp32)."""
+    yf = y.float()
+    amax = yf.abs().amax(-1, keepdim=True).clamp_min(FP8_MIN_AMAX)  # [..., 1]
+    q = (yf * (E4M3_MAX / amax)).clamp(-E4M3_MAX, E4M3_MAX).to(torch.float8_e4m3fn)
+    return q, amax / E4M3_MAX
+
+
+@dataclasses.dataclass
+class Fp8Check:
+    """q · scale against rmsnorm computed in float64."""
+
+    worst: float               # largest |q - y/scale| over the rounding bound; <= 1 passes
+    where: tuple[int, ...]     # the element where it is
+    scale_rel_err: float       # largest |scale - amax/448| / (amax/448)
+    off_grid: int              # elements whose q differs from torch's rounding of float64 y/scale
+    elements: int
+
+    @property
+    def ok(self) -> bool:
+        # A scale computed from y rounded to bf16 first (the unfused pipeline) is off by up to half
+        # a bf16 step, 2^-9; a wrong formula (amax/224, the mean instead of the max) is off by far more.
+        return self.worst <= 1.0 and self.scale_rel_err <= 2.0**-7
+
+    def __str__(self) -> str:
+        return (f"worst error {self.worst:.3f} × half an e4m3 step (at {list(self.where)}); scales within "
+                f"{self.scale_rel_err:.1e} of amax/448; {self.off_grid:,} of {self.elements:,} elements rounded "
+                f"differently from the float64 value: {'pass' if self.ok else 'FAIL'}")
+
+
+def fp8_check(q: torch.Tensor, scale: torch.Tensor, x: torch.Tensor, weight: torch.Tensor,
+              eps: float = 1e-6) -> Fp8Check:
+    """Judge a quantized rmsnorm against the float64 reference. On the grid of a row's scale
+    (v = y / scale), rounding to the nearest e4m3 value costs at most half a step: 2^-4 of |v| for
+    normal values (3 mantissa bits), 2^-10 below 2^-6 (subnormal steps of 2^-9). 0.1% on top
+    covers the fp32 arithmetic in front of the rounding."""
+    from grading.specs.rmsnorm import rmsnorm_ref
+    y = rmsnorm_ref(x, weight, eps)  # float64
+    amax = y.abs().amax(-1, keepdim=True).clamp_min(FP8_MIN_AMAX)
+    s = scale.double()
+    scale_err = float(((s - amax / E4M3_MAX).abs() / (amax / E4M3_MAX)).max()) if s.numel() else 0.0
+    v = y / s
+    got = q.float().double()
+    bound = torch.clamp(v.abs() * 2.0**-4, min=2.0**-10) * 1.001
+    ratio = (got - v).abs() / bound
+    if ratio.numel() == 0:
+        return Fp8Check(0.0, (), scale_err, 0, 0)
+    flat = int(ratio.argmax())
+    where = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), ratio.shape))
+    rounded = v.float().clamp(-E4M3_MAX, E4M3_MAX).to(torch.float8_e4m3fn).float()
+    off = int((q.float() != rounded).sum())
+    return Fp8Check(float(ratio.max()), where, scale_err, off, q.numel())
+
+
 __all__ = ["Measurement", "Noise", "no_sync_trap", "cold_vs_warm", "launch_overhead", "l2_warm_vs_flushed",
            "noise", "graph_vs_eager", "linear_cost", "roofline_examples", "launched_kernels",
            "short_kernel_name", "generated_kernels", "head", "kernel_source", "excerpt", "run_bench",
-           "load_json", "bench_markdown", "bench_points", "bench_roofs", "variants_markdown"]
+           "load_json", "bench_markdown", "bench_points", "bench_roofs", "variants_markdown",
+           "OpTraffic", "op_traffic", "traffic_table", "CompileSweep", "compile_sweep", "sweep_table",
+           "Launch", "triton_launches", "ptx_global_accesses", "SideBySide", "time_side_by_side",
+           "E4M3_MAX", "FP8_MIN_AMAX", "FP8_PROBE", "fp8_cast_mismatches", "rmsnorm_fp8_triton",
+           "per_token_fp8", "Fp8Check", "fp8_check"]

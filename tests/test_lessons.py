@@ -299,3 +299,178 @@ def test_roofline_examples_are_measured_on_a_gpu():
 def test_launched_kernels_counts_gpu_kernels():
     g, u = torch.randn(64, 1024, device="cuda"), torch.randn(64, 1024, device="cuda")
     assert len(lessons.launched_kernels(lambda g, u: torch.nn.functional.silu(g) * u, g, u)) == 2
+
+
+# --- chapter 01: what eager ops move, how often torch.compile compiles ---------------------------
+
+def test_op_traffic_counts_each_pass_of_eager_rmsnorm():
+    from solutions.rmsnorm import rmsnorm_eager
+    x = torch.randn(4, 256, dtype=torch.bfloat16, device=env.DEVICE)
+    w = torch.randn(256, dtype=torch.bfloat16, device=env.DEVICE)
+    ops = lessons.op_traffic(rmsnorm_eager, x, w)
+    assert [o.op for o in ops] == ["aten._to_copy", "aten.pow", "aten.mean", "aten.add", "aten.rsqrt",
+                                   "aten.mul", "aten._to_copy", "aten.mul"]
+    n = x.numel()
+    assert (ops[0].read_bytes, ops[0].write_bytes) == (2 * n, 4 * n)  # bf16 in, fp32 temporary out
+    assert (ops[-1].read_bytes, ops[-1].write_bytes) == (2 * n + 2 * 256, 2 * n)  # x·rstd times weight
+    table = lessons.traffic_table(ops, n, 4 * n)
+    assert table.splitlines()[-2].startswith("8 ops:") and "at most" in table.splitlines()[-1]
+
+
+def test_op_traffic_leaves_out_views():
+    x = torch.randn(4, 8)
+    assert [o.op for o in lessons.op_traffic(lambda t: t.view(-1).t().mul(2), x)] == ["aten.mul"]
+
+
+def _norm(x, w):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+
+
+def test_compile_sweep_counts_graphs_and_says_why():
+    def args(m):
+        return torch.randn(m, 32, device=env.DEVICE), torch.randn(32, device=env.DEVICE)
+
+    static = lessons.compile_sweep(torch.compile(_norm, dynamic=False), args, (3, 5, 3), "static")
+    assert static.new_graphs == [1, 1, 0] and static.graphs == 2
+    assert static.reasons[0] == "" and "size mismatch" in static.reasons[1] and static.reasons[2] == ""
+    marked_fn = torch.compile(_norm)
+
+    def marked(x, w):
+        torch._dynamo.mark_dynamic(x, 0)
+        return marked_fn(x, w)
+
+    dynamic = lessons.compile_sweep(marked, args, (3, 5, 7), "marked")
+    assert dynamic.new_graphs == [1, 0, 0]
+    assert "reused a graph" in str(dynamic).splitlines()[2]
+    table = lessons.sweep_table([static, lessons.CompileSweep("marked", [3, 5, 3], [1, 0, 0], [0.1] * 3, [""] * 3)])
+    assert table.splitlines()[1].split() == ["static", "1", "1", ".", "2"]
+    assert table.splitlines()[2].split() == ["marked", "1", ".", ".", "1"]
+
+
+# --- chapter 01: Triton launch plans and generated code --------------------------------------------
+
+def test_triton_launches_records_without_running_and_restores():
+    import types
+
+    class Kernel:
+        def __getitem__(self, grid):
+            raise AssertionError("the real kernel must not run")
+
+    kernel = Kernel()
+    mod = types.SimpleNamespace(kernel=kernel, sms=lambda: 1)
+
+    def launcher(x):
+        mod.kernel[(x.shape[0] // mod.sms(),)](x, BLOCK=16, num_warps=4)
+
+    (launch,) = lessons.triton_launches(mod, "kernel", launcher, torch.empty(264, 8, device="meta"),
+                                        patch={"sms": lambda: 132})
+    assert launch.grid == (2,) and launch.kwargs == {"BLOCK": 16, "num_warps": 4}
+    assert mod.kernel is kernel and mod.sms() == 1
+
+
+def test_triton_launches_of_the_reference_rmsnorm_on_an_h200():
+    from solutions import rmsnorm as sol
+
+    def plan(m, n):
+        x = torch.empty(m, n, dtype=torch.bfloat16, device="meta")
+        w = torch.empty(n, dtype=torch.bfloat16, device="meta")
+        (launch,) = lessons.triton_launches(sol, "_rmsnorm_kernel", sol.rmsnorm_triton, x, w,
+                                            patch={"_num_sms": lambda index: 132})
+        return launch.grid, launch.kwargs["BLOCK_M"], launch.kwargs["num_warps"]
+
+    assert plan(16384, 8192) == ((16384,), 1, 16)
+    assert plan(16384, 128) == ((512,), 32, 8)  # short rows: 32 per program
+    assert plan(64, 128) == ((64,), 1, 1)       # few rows: one each, to spread over the SMs
+
+
+def test_ptx_global_accesses_by_width():
+    ptx = """
+    @%p1 ld.global.v4.b32 { %r1, %r2, %r3, %r4 }, [ %rd1 + 0 ];
+    ld.global.L1::evict_last.v4.b32 { %r5, %r6, %r7, %r8 }, [ %rd2 + 0 ];
+    @%p2 st.global.v4.b32 [ %rd3 + 0 ], { %r9, %r10, %r11, %r12 };
+    ld.global.b16 %rs1, [%rd4];
+    ld.global.nc.f32 %f1, [%rd5];
+    ld.shared.f32 %f2, [%r13];
+    """
+    assert lessons.ptx_global_accesses(ptx) == {"load 16 B": 2, "load 2 B": 1, "load 4 B": 1, "store 16 B": 1}
+
+
+@cpu_only
+def test_time_side_by_side_says_why_in_one_line(capsys):
+    assert lessons.time_side_by_side({"a": torch.neg}, lambda s: (torch.randn(s),), [(4,)], lambda s: 8.0) is None
+    out = capsys.readouterr().out
+    assert out.startswith("CPU mode: ") and out.count("\n") == 1
+
+
+def test_side_by_side_markdown():
+    sbs = lessons.SideBySide("t", [(16, 8192), (4096, 8192)], ["a", "b"], {"a": [5e-6, 40e-6], "b": [4e-6, 80e-6]},
+                             [524288.0, 134217728.0], 4250.0, "measured copy")
+    lines = sbs.markdown().splitlines()
+    assert lines[0] == "| shape | min. bytes | a | b |"
+    assert lines[3] == "| 4096×8192 | 134.2 MB | 40.0 µs · 3.36 TB/s · 79% | 80.0 µs · 1.68 TB/s · 39% |"
+    assert sbs.ratio("a", "b") == pytest.approx([1.25, 0.5])
+
+
+@gpu
+def test_time_side_by_side_on_the_gpu():
+    sbs = lessons.time_side_by_side({"neg": torch.neg, "abs": torch.abs},
+                                    lambda s: (torch.randn(*s, device="cuda"),), [(1024, 1024)], lambda s: 8.0 * 2**20)
+    assert all(t[0] > 0 for t in sbs.times_s.values()) and sbs.bandwidth_gbps
+
+
+# --- chapter 01, going further: RMSNorm fused with per-token FP8 quantization --------------------------
+
+@pytest.mark.parametrize("shape, dtype, layout", [
+    ((37, 1000), torch.float32, "contiguous"),
+    ((5, 4096), torch.bfloat16, "contiguous"),
+    ((2, 3, 96), torch.float16, "contiguous"),
+    ((7, 130), torch.bfloat16, "strided"),
+])
+def test_rmsnorm_fp8_triton_against_float64(shape, dtype, layout):
+    gen = torch.Generator().manual_seed(0)
+    *lead, n = shape
+    x = 3 * torch.randn(*lead, n + (8 if layout == "strided" else 0), generator=gen)
+    x = x[..., :n].to(env.DEVICE, dtype)  # strided: row stride n + 8
+    x.view(-1, n)[::3] = 0.0  # zero rows must come out as zeros, not NaN
+    w = (1 + 0.25 * torch.randn(n, generator=gen)).to(env.DEVICE, dtype)
+    q, scale = lessons.rmsnorm_fp8_triton(x, w)
+    assert q.dtype == torch.float8_e4m3fn and q.shape == x.shape
+    assert scale.dtype == torch.float32 and scale.shape == (*lead, 1)
+    assert q.float().view(-1, n)[::3].abs().max() == 0
+    check = lessons.fp8_check(q, scale, x, w)
+    assert check.ok, str(check)
+    # Every row uses the grid's full range: its largest |q| is 448.
+    assert torch.all(q.float().abs().amax(-1).view(-1)[1::3] == lessons.E4M3_MAX)
+
+
+def test_fp8_cast_probe_reports_disagreements_with_torch():
+    for value, triton_q, torch_q in lessons.fp8_cast_mismatches():
+        assert value in lessons.FP8_PROBE and triton_q != torch_q
+        assert torch.tensor([value]).to(torch.float8_e4m3fn).float().item() == torch_q
+
+
+def test_rmsnorm_fp8_triton_rejects_rows_past_registers():
+    with pytest.raises(ValueError, match="registers"):
+        lessons.rmsnorm_fp8_triton(torch.empty(1, 65536, dtype=torch.bfloat16, device="meta"),
+                                   torch.empty(65536, dtype=torch.bfloat16, device="meta"))
+
+
+def test_per_token_fp8_maps_each_row_max_to_448():
+    y = torch.tensor([[1.0, -2.0, 0.5], [0.0, 0.0, 0.0]])
+    q, scale = lessons.per_token_fp8(y)
+    assert q.float()[0].tolist() == [224.0, -448.0, 112.0]
+    assert q.float()[1].tolist() == [0.0, 0.0, 0.0]
+    assert scale.view(-1).tolist() == pytest.approx([2.0 / 448, lessons.FP8_MIN_AMAX / 448])
+
+
+def test_fp8_check_catches_a_wrong_scale_and_a_wrong_rounding():
+    from solutions.rmsnorm import rmsnorm_eager
+    x, w = torch.randn(8, 256), torch.ones(256)
+    q, scale = lessons.per_token_fp8(rmsnorm_eager(x, w))
+    assert lessons.fp8_check(q, scale, x, w).ok
+    assert not lessons.fp8_check(q, 2 * scale, x, w).ok  # dequantizes to twice the value
+    halved = (q.float() / 2).to(torch.float8_e4m3fn)     # amax mapped to 224: scale no longer amax/448
+    assert not lessons.fp8_check(halved, 2 * scale, x, w).ok
+    truncated = torch.where(q.float().abs() > 64, q.float() * 0.9, q.float()).to(torch.float8_e4m3fn)
+    bad = lessons.fp8_check(truncated, scale, x, w)
+    assert not bad.ok and bad.worst > 1 and str(bad).endswith("FAIL")
