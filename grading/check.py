@@ -103,6 +103,10 @@ def check_structure(out, ref, spec: KernelSpec, case: Case, inputs: list[tuple[s
         name = f"output {i}" if len(refs) > 1 else "output"
         if not isinstance(o, torch.Tensor):
             raise Mismatch(f"{name}: expected a torch.Tensor, got {type(o).__name__}")
+        if type(o) is not torch.Tensor:
+            # A subclass can compute on access, or answer a comparison with anything it likes.
+            raise Mismatch(f"{name}: expected a plain torch.Tensor, got the subclass {type(o).__name__}; "
+                           f"return the tensor your kernel wrote")
         if o.device.type != device.type:
             raise Mismatch(f"{name}: expected a tensor on {device.type}, got one on {o.device}")
         if tuple(o.shape) != tuple(r.shape):
@@ -142,6 +146,8 @@ def summarize_exception(exc: BaseException, impl_path: str | None = None) -> str
     if where is None:
         ours = [f for f in frames if "site-packages" not in f.filename and "/grading/" not in f.filename]
         where = ours[-1] if ours else (frames[-1] if frames else None)
+    if isinstance(exc, SyntaxError):
+        where = None  # its message names the file and line; the frames are the import machinery's
     loc = f" (at {Path(where.filename).name}:{where.lineno} in {where.name})" if where else ""
     return "\n".join(lines) + loc
 
@@ -150,6 +156,27 @@ def is_fatal_cuda_error(exc: BaseException) -> bool:
     msg = str(exc)
     return any(s in msg for s in ("CUDA error", "illegal memory access", "device-side assert",
                                   "unspecified launch failure", "CUDA driver error"))
+
+
+# The oldest GPU (compute capability) whose kernels handle each narrow dtype; grading.info and the
+# README's GPU table say the same. Older GPUs skip those cases, with this reason.
+MIN_CAPABILITY: dict[torch.dtype, tuple[int, int]] = {
+    torch.bfloat16: (8, 0),
+    torch.float8_e4m3fn: (8, 9),
+    torch.float8_e5m2: (8, 9),
+}
+
+
+def unsupported_dtype(dtype: torch.dtype, device: torch.device) -> str | None:
+    """Why this GPU cannot run `dtype` cases, or None (always None in CPU mode)."""
+    need = MIN_CAPABILITY.get(dtype)
+    if device.type != "cuda" or need is None:
+        return None
+    cap = torch.cuda.get_device_capability(device)
+    if cap >= need:
+        return None
+    return (f"{_dt(dtype)} needs a GPU of compute capability {need[0]}.{need[1]} or newer; this one is "
+            f"sm_{cap[0]}{cap[1]}")
 
 
 def _sync(device: torch.device) -> None:
@@ -221,6 +248,10 @@ def check_impl(fn: Callable, spec: KernelSpec, cases: list[Case], seed: int, dev
         s = case_seed(seed, i)
         if on_start:
             on_start(case)
+        why = unsupported_dtype(case.dtype, device)
+        if why:
+            emit(CaseResult(case.describe(), SKIPPED, why, s))
+            continue
         try:
             emit(run_case(fn, spec, case, s, device, impl_path))
         except Mismatch as e:

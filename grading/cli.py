@@ -1,7 +1,8 @@
-"""`python -m grading`: check, bench, ceilings, info."""
+"""`python -m grading`: check, batch, bench, thresholds, ceilings, info."""
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 
@@ -17,11 +18,15 @@ examples:
   python -m grading check silu_mul --rung triton    just your Triton kernel
   python -m grading check silu_mul --solutions      the reference solutions (should all pass)
   python -m grading check silu_mul --impl my.py:fast --rung triton
+  python -m grading check silu_mul --file submission/exercises.py --json results.json
+  python -m grading batch submissions/ --kernel silu_mul   grade a class, write a leaderboard
+  python -m grading thresholds silu_mul             the speed tiers each rung is graded against
   python -m grading bench silu_mul --plot roofline.png
   python -m grading ceilings                        measure this GPU once (cached)
   python -m grading info                            what this machine can run
 
-exit status: 0 when everything checked passes, 1 when something fails, 2 for a usage error.
+exit status: 0 when everything checked passes, 1 when something fails, 2 for a usage error;
+batch: 0 once every submission has been graded, whatever the grades.
 """
 
 
@@ -55,11 +60,16 @@ def cmd_check(args) -> int:
 
     console = _console()
     spec = _spec(args.kernel)
+    if sum(map(bool, (args.impl, args.file, args.solutions))) > 1:
+        raise UsageError("--impl, --file and --solutions each say what to grade: give one of them")
+    if args.file and not os.path.isfile(args.file):
+        raise UsageError(f"--file: no such file {args.file!r}")
     try:
         if args.impl:
             refs = [impls.parse_impl(args.impl, args.rung)]
         else:
-            refs = impls.rung_refs(spec, [args.rung] if args.rung else None, args.solutions)
+            refs = impls.rung_refs(spec, [args.rung] if args.rung else None, args.solutions,
+                                   path=args.file)
     except ValueError as e:
         raise UsageError(str(e)) from None
     seed = args.seed if args.seed is not None else random.randrange(2**31)
@@ -96,6 +106,62 @@ def cmd_check(args) -> int:
         report.write_json(args.json, report.gradescope_json(spec, reports, seed, header))
         console.print(f"wrote {args.json}")
     return 0 if all(report.verdict_ok(spec, r) for r in reports) else 1
+
+
+def cmd_batch(args) -> int:
+    from pathlib import Path
+
+    from grading import batch, impls
+    from grading.grade import current_roofs
+
+    spec = _spec(args.kernel)
+    root = Path(args.dir)
+    if not root.is_dir():
+        raise UsageError(f"no such folder {args.dir!r}: expected a folder of submissions "
+                         f"(DIR/<student>/exercises.py or DIR/<student>.py)")
+    try:
+        rungs = [impls.check_rung(r) for r in args.rung] if args.rung else impls.graded_rungs(spec)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if not batch.find_submissions(root):
+        raise UsageError(f"no submissions in {root}: expected DIR/<student>/exercises.py or DIR/<student>.py")
+    console = _console()
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    out_dir = Path(args.out or f"results-{spec.name}")
+    timing = None if (env.CPU_MODE or args.no_speed or args.jobs > 1) else "speed"
+    console.print(env.device_summary())
+    console.print(f"{spec.name}: grading every submission in {root} (rungs: {', '.join(rungs)}) · seed {seed}")
+    if args.jobs > 1 and not env.CPU_MODE and not args.no_speed:
+        console.print("speed: not graded with --jobs > 1 (kernels timed side by side slow each other down)")
+    elif not timing:
+        console.print("speed: not graded" + (" (no GPU)" if env.CPU_MODE else ""))
+    results = batch.run(spec, root, rungs=rungs, out_dir=out_dir, seed=seed, timing=timing,
+                        timeout_s=args.timeout, jobs=args.jobs, roofs=current_roofs() if timing else None,
+                        console=console, progress=_progress(console))
+    console.print(f"graded {len(results)} submissions; wrote {out_dir}/leaderboard.md, leaderboard.csv, "
+                  f"cases.csv and one results.json per student")
+    console.print(f"rerun these exact inputs with --seed {seed}")
+    return 0
+
+
+def cmd_thresholds(args) -> int:
+    from grading import impls
+    spec = _spec(args.kernel)
+    console = _console()
+    console.print(f"{spec.name}: speed is graded in % of the speed of light (SOL) of the GPU in use: "
+                  f"SOL time = max(bytes moved / memory bandwidth, FLOPs / peak rate), so the same "
+                  f"thresholds hold on any GPU.")
+    graded = impls.graded_rungs(spec)
+    for rung in RUNGS:
+        t = spec.tiers_for(rung)
+        how = f"graded, passing: {t.passing}" if rung in spec.speed_tiers else "reported, not graded"
+        console.print(f"  {rung:<9} {t.describe()} ({how})")
+    cases = ", ".join(c.describe() for c in spec.speed_cases())
+    console.print(f"the tier is that of the median % of SOL over the speed cases: {cases}")
+    console.print(f"rungs `batch` grades unless told otherwise: {', '.join(graded)}")
+    return 0
 
 
 def cmd_bench(args) -> int:
@@ -158,6 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--rung", help=f"one rung: {', '.join(RUNGS)} (default: all)")
     c.add_argument("--impl", metavar="FILE.py:FUNC",
                    help="grade this function instead (with --rung: which rung it claims to be)")
+    c.add_argument("--file", metavar="PATH", help="grade the rungs of this file (laid out like exercises.py, e.g. "
+                   "a submission) instead of the chapter's exercises.py")
     c.add_argument("--solutions", action="store_true", help="grade the reference solutions instead of exercises.py")
     c.add_argument("--seed", type=int, help="seed for the random inputs (printed every run)")
     c.add_argument("--json", metavar="PATH", help="write a Gradescope results.json here")
@@ -165,6 +233,25 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="seconds without progress before an implementation counts as hung (default 300)")
     c.set_defaults(func=cmd_check)
+
+    a = sub.add_parser("batch", help="grade every submission in a folder; write a leaderboard and Gradescope JSON",
+                       description="Grade a class: every DIR/<student>/exercises.py (with its .cu files) or "
+                       "DIR/<student>.py, each rung in its own process, all with one seed. Writes "
+                       "leaderboard.csv, leaderboard.md, cases.csv and <student>/results.json (Gradescope) "
+                       "to OUTDIR. A submission that fails to load, crashes or hangs gets its row and "
+                       "the batch goes on; the exit status is 0 once the batch has run.")
+    a.add_argument("dir", metavar="DIR", help="folder of submissions")
+    a.add_argument("--kernel", required=True, help="kernel to grade, e.g. silu_mul")
+    a.add_argument("--rung", nargs="+", metavar="R",
+                   help="rungs to grade (default: the rungs graded for speed, e.g. triton cuda)")
+    a.add_argument("--out", metavar="OUTDIR", help="where to write the results (default: ./results-KERNEL)")
+    a.add_argument("--seed", type=int, help="seed for the random inputs, the same for every student")
+    a.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="seconds without progress before a submission counts as hung (default 300)")
+    a.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="submissions graded at once (default 1; with more, speed is not graded)")
+    a.add_argument("--no-speed", action="store_true", help="skip the speed check on a GPU")
+    a.set_defaults(func=cmd_batch)
 
     b = sub.add_parser("bench", help="time the rungs side by side with the baselines, draw the roofline",
                        description="Time every rung (and the baselines) on real model shapes in one run: µs, "
@@ -178,6 +265,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--gpu", metavar="NAME", help="analysis for this GPU (e.g. H100-SXM) when none is present")
     b.add_argument("--timeout", type=float, default=None, metavar="S")
     b.set_defaults(func=cmd_bench)
+
+    t = sub.add_parser("thresholds", help="the speed tiers (in %% of SOL) each rung of a kernel is graded against")
+    t.add_argument("kernel")
+    t.set_defaults(func=cmd_thresholds)
 
     e = sub.add_parser("ceilings", help="measure this GPU's copy/read bandwidth and matmul rates (cached)")
     e.add_argument("--force", action="store_true", help="measure again even if cached")

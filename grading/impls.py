@@ -43,10 +43,24 @@ def check_rung(rung: str) -> str:
     return rung
 
 
-def rung_refs(spec: KernelSpec, rungs: list[str] | None, solutions: bool) -> list[ImplRef]:
-    path = solutions_path(spec) if solutions else exercises_path(spec)
-    where = "solutions" if solutions else "exercises"
+def rung_refs(spec: KernelSpec, rungs: list[str] | None, solutions: bool,
+              path: str | Path | None = None) -> list[ImplRef]:
+    """The `<kernel>_<rung>` functions of the solutions, of the chapter's exercises.py, or of
+    `path`: a file laid out like exercises.py (a student's submission, say)."""
+    if path is not None:
+        path = Path(path).resolve()
+        if not path.is_file():
+            raise ValueError(f"no such file {str(path)!r}")
+        where = path.stem
+    else:
+        path = solutions_path(spec) if solutions else exercises_path(spec)
+        where = "solutions" if solutions else "exercises"
     return [ImplRef(str(path), f"{spec.name}_{check_rung(r)}", r, f"{where}:{r}") for r in (rungs or RUNGS)]
+
+
+def graded_rungs(spec: KernelSpec) -> list[str]:
+    """The rungs a student writes and is scored on for speed (the spec's tiered rungs)."""
+    return [r for r in RUNGS if r in spec.speed_tiers] or list(RUNGS)
 
 
 def parse_impl(arg: str, rung: str | None) -> ImplRef:

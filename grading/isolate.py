@@ -21,6 +21,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 # No event for this long = hung. Generous: torch.compile on a CPU can take a minute per shape.
 DEFAULT_TIMEOUT_S = float(os.environ.get("KL_TIMEOUT_S", "300"))
+# Until its first event the worker is importing torch and Triton, not running graded code: a
+# short --timeout (a batch's, say) must not count that against a submission.
+STARTUP_S = 120.0
 
 
 @dataclasses.dataclass
@@ -94,7 +97,8 @@ def run_worker(job: dict, *, timeout_s: float = DEFAULT_TIMEOUT_S,
                                 if on_event:
                                     on_event(e)
                         break
-                    if time.monotonic() - last_progress > timeout_s:
+                    limit = timeout_s if events else max(timeout_s, STARTUP_S)
+                    if time.monotonic() - last_progress > limit:
                         timed_out = True
                         try:
                             os.killpg(proc.pid, signal.SIGKILL)
@@ -108,7 +112,8 @@ def run_worker(job: dict, *, timeout_s: float = DEFAULT_TIMEOUT_S,
     done = any(e["event"] == "done" for e in events)
     where = f" while running {run.last_case}" if run.last_case else ""
     if timed_out:
-        run.failure = (f"hung: no progress for {timeout_s:.0f} s{where}; the process was killed. "
+        limit = timeout_s if events else max(timeout_s, STARTUP_S)
+        run.failure = (f"hung: no progress for {limit:.0f} s{where}; the process was killed. "
                        "Look for a loop that never ends or a kernel that never finishes.")
     elif not done:
         code = proc.returncode

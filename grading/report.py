@@ -29,10 +29,14 @@ def print_impl(console: Console, spec: KernelSpec, rep: ImplReport) -> None:
     console.print(head)
     if rep.failure:
         console.print(f"  [red]{rep.failure}[/]", highlight=False)
-    stopped = rep.results[-1] if rep.results and rep.results[-1].status in (check.SKIPPED, check.NOT_IMPLEMENTED) else None
+    last = rep.results[-1] if rep.results else None
+    stopped = last if last and (last.status == check.NOT_IMPLEMENTED or rep.n_graded == 0) else None
     if stopped:  # one line says it all: every case would be the same
         console.print(f"  {_styled(stopped.status)}: {stopped.message}", highlight=False)
-    bad = [r for r in rep.results if r.status not in (check.PASS,) and r is not stopped]
+    skipped = [r for r in rep.results if r.status == check.SKIPPED and r is not stopped]
+    if skipped:
+        console.print(f"  {_styled(check.SKIPPED)} {len(skipped)} case(s): {skipped[0].message}", highlight=False)
+    bad = [r for r in rep.results if r.status not in (check.PASS, check.SKIPPED) and r is not stopped]
     for r in bad[:MAX_FAILURES_SHOWN]:
         console.print(f"  {_styled(r.status)} {r.case}", highlight=False)
         for line in r.message.splitlines():
@@ -40,7 +44,7 @@ def print_impl(console: Console, spec: KernelSpec, rep: ImplReport) -> None:
     if len(bad) > MAX_FAILURES_SHOWN:
         console.print(f"  ... and {len(bad) - MAX_FAILURES_SHOWN} more case(s) not passing")
     if rep.results and not stopped:
-        console.print(f"  correctness: {rep.n_passed}/{len(rep.results)} cases pass")
+        console.print(f"  correctness: {rep.n_passed}/{rep.n_graded} cases pass")
     for s in rep.speeds:
         if s.status != check.PASS:
             console.print(f"  {_styled(s.status)} timing {s.case}: {s.message}", highlight=False)
@@ -58,7 +62,7 @@ def summary_table(spec: KernelSpec, reports: list[ImplReport]) -> Table:
     t.add_column("verdict")
     for rep in reports:
         n = len(rep.results)
-        corr = f"{rep.n_passed}/{n}" if n and rep.status not in (check.SKIPPED, check.NOT_IMPLEMENTED) else "-"
+        corr = f"{rep.n_passed}/{rep.n_graded}" if n and rep.status not in (check.SKIPPED, check.NOT_IMPLEMENTED) else "-"
         times = ", ".join(f"{s.time_s * 1e6:.1f} µs" for s in rep.speeds if s.time_s) or "-"
         pct = rep.median_pct_sol()
         tier, speed_ok = speed_verdict(spec, rep)
@@ -79,7 +83,7 @@ def _impl_output(rep: ImplReport) -> str:
     for r in rep.results:
         if r.status != check.PASS:
             lines.append(f"[{r.status}] {r.case}: {r.message}")
-    lines.append(f"{rep.n_passed}/{len(rep.results)} cases pass (graded file: {rep.ref.path})")
+    lines.append(f"{rep.n_passed}/{rep.n_graded} cases pass (graded file: {rep.ref.path})")
     return "\n".join(lines)
 
 

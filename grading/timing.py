@@ -11,7 +11,10 @@ Why each piece (chapter 00 shows every trap measured):
 - launch overhead hidden: a Python launch costs 5-100 µs of host time (Triton's launcher, dynamo's
   guards); if the GPU waits for it, events measure the host. A GPU-side sleep ahead of each batch
   lets the host enqueue in advance; the host's cost per call is reported on its own (host_s);
-- CUDA graphs: the same question for a whole sequence of launches, as a real decode step runs them.
+- CUDA graphs: the same question for a whole sequence of launches, as a real decode step runs them;
+- a cross-check against the wall clock: events on the current stream do not see work left on a
+  side stream, so calls are also run back to back and followed by a device-wide synchronize
+  (every stream); per call, that wall-clock time must agree with the events (`inconsistency`).
 """
 from __future__ import annotations
 
@@ -31,6 +34,13 @@ BATCH = 50
 SLEEP_CYCLES_PER_S = 2e9
 # Below this per-call time (events), launch overhead is a large share: also time in a CUDA graph.
 GRAPH_BELOW_S = 30e-6
+# Back-to-back calls for the wall-clock cross-check: about this long in all.
+SYNCED_TARGET_S = 0.05
+# The synchronized wall-clock time per call may exceed max(event median, host time per call) by
+# this factor plus this slack (launch jitter, allocator calls, a gap between kernels), not more.
+# A side-stream cheat on a 165 µs kernel measures ~2 µs of events and 165 µs of wall clock.
+CONSISTENCY_FACTOR = 1.5
+CONSISTENCY_SLACK_S = 20e-6
 
 
 @dataclasses.dataclass
@@ -43,6 +53,7 @@ class Timing:
     wall_s: float                   # host wall-clock time of the timed loop, synchronised
     device_total_s: float           # the sum of the event times in that loop
     host_s: float = 0.0             # host time to enqueue one call (the launch path), not in median_s
+    synced_s: float | None = None   # wall clock per call, back to back, then a device-wide sync
     graph_median_s: float | None = None
     graph_mode: str | None = None
 
@@ -123,12 +134,48 @@ def time_fn(fn: Callable, arg_sets: list[ArgSet], *, device: torch.device | str 
                     reps=reps, mode="CUDA events, L2 flushed before each call, launch overhead hidden",
                     wall_s=wall, device_total_s=sum(times), host_s=host_per_rep)
     del flush
+    timing.synced_s = time_synced(fn, arg_sets, device, max(timing.median_s, host_per_rep))
 
     if graph or (graph is None and timing.median_s < GRAPH_BELOW_S):
         g = time_graph(fn, arg_sets, device=device)
         if g is not None:
             timing.graph_median_s, timing.graph_mode = g
     return timing, out, idx
+
+
+def time_synced(fn: Callable, arg_sets: list[ArgSet], device: torch.device, per_call_s: float) -> float:
+    """Wall-clock seconds per call of back-to-back calls, ended by a device-wide synchronize, which
+    waits for every stream: work a call leaves on a side stream is counted here, not by events."""
+    n = int(min(max(SYNCED_TARGET_S / max(per_call_s, 1e-6), 5), 1000))
+    torch.cuda.synchronize(device)
+    t0 = time.perf_counter()
+    for i in range(n):
+        args, kwargs = arg_sets[i % len(arg_sets)]
+        fn(*args, **kwargs)
+    torch.cuda.synchronize(device)
+    return (time.perf_counter() - t0) / n
+
+
+def inconsistency(t: dict) -> str | None:
+    """Why a timing (Timing.to_json()) cannot be right, or None. Judged by the parent process from
+    the numbers alone, so a patched timer in the worker does not get to judge itself."""
+    median, wall, device_total = t.get("median_s"), t.get("wall_s"), t.get("device_total_s")
+    if median is None or wall is None or device_total is None:
+        return None
+    if device_total > wall * 1.01 + 1e-5:
+        return (f"inconsistent timing: the events add up to {device_total * 1e3:.3f} ms of device time in "
+                f"{wall * 1e3:.3f} ms of wall-clock time; timing tampered with?")
+    synced, host = t.get("synced_s"), t.get("host_s") or 0.0
+    allowed = CONSISTENCY_FACTOR * max(median, host) + CONSISTENCY_SLACK_S
+    if synced is not None and synced > allowed:
+        return (f"inconsistent timing: {median * 1e6:.1f} µs per call on the timed stream (events) but "
+                f"{synced * 1e6:.1f} µs per call by the wall clock with every stream synchronized "
+                f"(host launch cost {host * 1e6:.1f} µs). Work outside the timed stream? A kernel must "
+                f"run on torch.cuda.current_stream(), or make that stream wait for any other it uses")
+    if median <= 0:
+        return ("inconsistent timing: the events measured no time at all; the work is not on the timed "
+                "stream, or the timer was tampered with")
+    return None
 
 
 def time_graph(fn: Callable, arg_sets: list[ArgSet], *, device: torch.device,

@@ -14,9 +14,16 @@ import sys
 from pathlib import Path
 
 import grading  # noqa: F401  (first: CPU mode before any @triton.jit)
-from grading import check, env, impls
+from grading import audit, check, env, impls, spec as spec_module, timing, torch_ops
+from grading.audit import GraderSnapshot, Tampered
 from grading.spec import Case
 from grading.specs import get_spec
+
+# Bound now, before any graded code is imported: a submission that patches these module
+# attributes does not change what this process calls (and GraderSnapshot reports the patch).
+_time_fn = timing.time_fn
+_changes = GraderSnapshot.changes
+_Mismatch = check.Mismatch
 
 
 class Events:
@@ -45,15 +52,18 @@ def _rotated_inputs(spec, case: Case, seed: int, device):
     return sets
 
 
-def time_cases(fn, spec, cases: list[Case], seed: int, device, events: Events, label: str) -> None:
-    from grading.timing import time_fn
+def time_cases(fn, spec, cases: list[Case], seed: int, device, events: Events, label: str,
+               snapshot: GraderSnapshot | None = None) -> None:
     for i, case in enumerate(cases):
         events.emit("case_start", case=case.describe(), phase="timing")
         s = check.case_seed(seed, 10_000 + i)
         try:
             sets = _rotated_inputs(spec, case, s, device)
-            timing, out, idx = time_fn(fn, sets, device=device)
-            # The answer produced while timed must still be right (no skipping work on repeats).
+            measured, out, idx = _time_fn(fn, sets, device=device)
+            if snapshot is not None and _changes(snapshot):
+                raise Tampered(_changes(snapshot))
+            # The answer produced while timed must still be right (no skipping work on repeats);
+            # time_fn ended with a device-wide synchronize, so every stream's work is done.
             args, kwargs = sets[idx]
             ref = spec.reference(*args, **kwargs)
             status, msg = check.PASS, ""
@@ -63,8 +73,10 @@ def time_cases(fn, spec, cases: list[Case], seed: int, device, events: Events, l
                     check.compare(o, r, spec.tolerance(case.dtype), case.scale, what="output of a timed call")
             except check.Mismatch as e:
                 status, msg = check.FAIL, str(e)
-            events.emit("timing", case=case_json(case), timing=timing.to_json(), status=status, message=msg)
+            events.emit("timing", case=case_json(case), timing=measured.to_json(), status=status, message=msg)
             del sets
+        except _Mismatch as e:  # forbidden PyTorch ops in a guarded rung, seen while timing
+            events.emit("timing", case=case_json(case), timing=None, status=check.FAIL, message=str(e))
         except NotImplementedError as e:
             events.emit("timing", case=case_json(case), timing=None, status=check.NOT_IMPLEMENTED, message=str(e))
             return
@@ -75,40 +87,100 @@ def time_cases(fn, spec, cases: list[Case], seed: int, device, events: Events, l
                 return
 
 
-def main(job_path: str) -> int:
-    job = json.loads(Path(job_path).read_text())
-    events = Events(job["events_path"])
+def guarded(fn, rung: str | None, device, snapshot: GraderSnapshot):
+    """`fn` under the op recorder of its rung (grading/torch_ops.py), and the grader compared with
+    its snapshot after every call: a patch is caught before the checker runs again."""
+    watched = torch_ops.watch(fn, rung, device, _Mismatch)
+
+    def call(*args, **kwargs):
+        try:
+            return watched(*args, **kwargs)
+        finally:
+            changed = _changes(snapshot)
+            if changed:
+                raise Tampered(changed)
+    return call
+
+
+def _ran_through(results: list[check.CaseResult]) -> bool:
+    """The checks ran to the end: no stop on a stub, a rung this machine cannot build or a dead
+    CUDA context (cases skipped for a dtype this GPU lacks do not count as a stop)."""
+    def stop(r: check.CaseResult) -> bool:
+        return (r.status == check.NOT_IMPLEMENTED or r.case == "(remaining cases)"
+                or (r.status == check.ERROR and check.is_fatal_cuda_error(RuntimeError(r.message))))
+    return any(r.status != check.SKIPPED for r in results) and not any(map(stop, results))
+
+
+def _may_time(results: list[check.CaseResult]) -> bool:
+    """Timed only after every case that ran passed (or with no checks at all: `bench`)."""
+    ran = [r for r in results if r.status != check.SKIPPED]
+    return all(r.passed for r in ran) and (bool(ran) or not results)
+
+
+def run(job: dict, events: Events) -> None:
     spec = get_spec(job["kernel"])
     ref = impls.ImplRef(**job["impl"])
     device = __import__("torch").device(env.DEVICE)
-    events.emit("start", device=env.device_summary(), pid=os.getpid())
+    modules = [check, timing, spec_module, torch_ops, audit, sys.modules[__name__],
+               sys.modules[spec.reference.__module__]]
+    snapshot = GraderSnapshot(modules, spec)
+    sys.dont_write_bytecode = True  # no __pycache__ left in a student's folder
+    try:
+        fn = impls.load(ref)
+    except Exception as e:  # noqa: BLE001
+        events.emit("load_error", message=check.summarize_exception(e, ref.path))
+        return
+    if _changes(snapshot):
+        raise Tampered(_changes(snapshot))
+    call = guarded(fn, ref.rung, device, snapshot)
+    results = []
+    if job.get("check", True):
+        cases = spec.cases(env.CPU_MODE or job.get("quick", False))
+        results = check.check_impl(call, spec, cases, job["seed"], device, ref.path,
+                                   on_result=lambda r: events.emit("result", **dataclasses.asdict(r)),
+                                   on_start=lambda c: events.emit("case_start", case=c.describe(), phase="check"),
+                                   rung=ref.rung)
+        plan = job.get("audit")
+        if plan and _ran_through(results):
+            events.emit("case_start", case="re-check outputs", phase="audit")
+            n = audit.save_outputs(call, spec, cases, plan["indices"], job["seed"], device, plan["path"])
+            events.emit("audit", saved=n)
+        elif plan:
+            events.emit("audit", saved=0, skipped="grading stopped early")
+    if job.get("time") and not _may_time(results):
+        events.emit("timing_skipped", message="not timed: correctness must pass first")
+    elif job.get("time") and not env.CPU_MODE:
+        cases = spec.speed_cases() if job["time"] == "speed" else spec.bench_cases()
+        only = job.get("shapes")
+        if only:
+            cases = [c for c in cases if c.describe() in only]
+        unsupported = {check.unsupported_dtype(c.dtype, device) for c in cases} - {None}
+        if unsupported:
+            events.emit("timing_skipped", message=f"not timed: {sorted(unsupported)[0]}")
+            cases = [c for c in cases if check.unsupported_dtype(c.dtype, device) is None]
+        # Timed without the per-call snapshot comparison (it would add host time to every call);
+        # the snapshot is compared after each case instead.
+        time_cases(torch_ops.watch(fn, ref.rung, device, _Mismatch), spec, cases, job["seed"], device,
+                   events, ref.label, snapshot)
 
+
+def main(job_path: str) -> int:
+    job = json.loads(Path(job_path).read_text())
+    events = Events(job["events_path"])
+    events.emit("start", device=env.device_summary(), pid=os.getpid())
     # Student output goes to the log, never into the events channel.
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            fn = impls.load(ref)
-        except Exception as e:  # noqa: BLE001
-            events.emit("load_error", message=check.summarize_exception(e, ref.path))
-            events.emit("done")
-            return 0
-        results = []
-        if job.get("check", True):
-            cases = spec.cases(env.CPU_MODE or job.get("quick", False))
-            results = check.check_impl(fn, spec, cases, job["seed"], device, ref.path,
-                             on_result=lambda r: events.emit("result", **dataclasses.asdict(r)),
-                             on_start=lambda c: events.emit("case_start", case=c.describe(), phase="check"),
-                             rung=ref.rung)
-        if job.get("time") and not all(r.passed for r in results):
-            events.emit("timing_skipped", message="not timed: correctness must pass first")
-        elif job.get("time") and not env.CPU_MODE:
-            cases = spec.speed_cases() if job["time"] == "speed" else spec.bench_cases()
-            only = job.get("shapes")
-            if only:
-                cases = [c for c in cases if c.describe() in only]
-            time_cases(fn, spec, cases, job["seed"], device, events, ref.label)
+            run(job, events)
+        except Tampered as e:
+            events.emit("tampered", changes=e.changes)
     events.emit("done")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    code = main(sys.argv[1])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Straight out: no atexit handler or finalizer of graded code runs after the last event.
+    os._exit(code)

@@ -72,3 +72,41 @@ def test_bench_without_gpu_gives_the_analysis(tmp_path):
         pytest.skip("a GPU is present: bench times instead (covered by the GPU run)")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "SOL µs" in r.stdout and plot.stat().st_size > 10_000
+
+
+def test_file_grades_a_submission_laid_out_like_exercises(tmp_path):
+    sub = tmp_path / "submission" / "exercises.py"
+    sub.parent.mkdir()
+    sub.write_text("import torch.nn.functional as F\n\n\ndef silu_mul_eager(gate, up):\n    return F.silu(gate) * up\n")
+    out = tmp_path / "results.json"
+    r = grading("check", "silu_mul", "--file", str(sub), "--rung", "eager", "--seed", "5", "--json", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"grading {sub}" in r.stdout  # the student is told which file was graded
+    data = json.loads(out.read_text())
+    assert data["tests"][0]["name"] == "silu_mul exercises:eager: correctness"
+    assert data["tests"][0]["status"] == "passed" and str(sub) in data["tests"][0]["output"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--file", "nofile.py"], "--file: no such file"),
+    (["--file", str(BROKEN), "--solutions"], "give one of them"),
+])
+def test_bad_file_arguments(args, message):
+    r = grading("check", "silu_mul", *args)
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+
+
+def test_thresholds_are_stated_per_rung():
+    r = grading("thresholds", "silu_mul")
+    assert r.returncode == 0
+    assert "triton    gold >= 85% of SOL" in r.stdout and "(graded, passing: bronze)" in r.stdout
+    assert "eager" in r.stdout and "reported, not graded" in r.stdout
+
+
+def test_checking_never_writes_to_the_students_files():
+    files = sorted(p for p in (REPO / "chapters").rglob("*") if p.suffix in (".py", ".cu"))
+    before = {p: p.read_bytes() for p in files}
+    r = grading("check", "silu_mul", "--rung", "eager", "--seed", "3")
+    assert r.returncode in (0, 1), r.stderr
+    assert "chapters/00_speed_of_light/exercises.py" in r.stdout  # the graded file is named
+    assert {p: p.read_bytes() for p in files} == before

@@ -1,4 +1,4 @@
-"""Tolerance logic of the correctness protocol, on hand-made tensors."""
+"""Tolerance logic of the correctness protocol on hand-made tensors, and which dtypes a GPU runs."""
 import pytest
 import torch
 
@@ -80,3 +80,18 @@ def test_fp32_rounded_to_bf16_fails_the_fp32_tolerance():
 def test_input_errors_name_the_argument(kwargs, value, msg):
     with pytest.raises((TypeError, ValueError), match=msg.replace("(", r"\(").replace(")", r"\)")):
         expect_tensor(value, "x", **kwargs)
+
+
+def test_older_gpus_skip_the_dtypes_they_lack(monkeypatch):
+    import torch
+
+    from grading.check import unsupported_dtype
+    cuda = torch.device("cuda")
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (7, 5))  # a T4
+    assert unsupported_dtype(torch.float16, cuda) is None
+    assert unsupported_dtype(torch.bfloat16, cuda) == ("bfloat16 needs a GPU of compute capability 8.0 or "
+                                                       "newer; this one is sm_75")
+    assert "8.9 or newer" in unsupported_dtype(torch.float8_e4m3fn, cuda)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
+    assert unsupported_dtype(torch.bfloat16, cuda) is None and unsupported_dtype(torch.float8_e4m3fn, cuda) is None
+    assert unsupported_dtype(torch.bfloat16, torch.device("cpu")) is None

@@ -97,3 +97,19 @@ def illegal_address(gate, up):
     _bad_store[(1,)](out)
     torch.cuda.synchronize()
     return out.to(gate.dtype)
+
+
+def gpu_hangs(gate, up):
+    # A Triton kernel waiting for a flag nobody sets: the GPU spins until the process is killed.
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def _spin(flag_ptr):
+        while tl.load(flag_ptr, volatile=True) == 0:
+            pass
+
+    flag = torch.zeros(1, dtype=torch.int32, device=gate.device)
+    _spin[(1,)](flag)
+    torch.cuda.synchronize()
+    return F.silu(gate) * up
