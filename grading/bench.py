@@ -13,7 +13,7 @@ from rich.table import Table
 
 from grading import env, impls
 from grading.grade import ImplReport, current_roofs, grade_impl
-from grading.spec import RUNGS, KernelSpec
+from grading.spec import KernelSpec
 
 
 def _refs(spec: KernelSpec, rungs: list[str] | None, exercises: bool) -> list[impls.ImplRef]:
@@ -165,5 +165,3 @@ def markdown(result: dict) -> str:
         lines.append(f"| {r['case']} | {r['sol_us']:,.2f} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
-
-__all__ = ["run", "markdown", "RUNGS"]

@@ -6,7 +6,6 @@ These functions run inside the worker process, next to the code being graded.
 from __future__ import annotations
 
 import dataclasses
-import math
 import sys
 import traceback
 from pathlib import Path
@@ -287,7 +286,3 @@ def check_impl(fn: Callable, spec: KernelSpec, cases: list[Case], seed: int, dev
             except Exception as e:  # noqa: BLE001
                 emit(CaseResult(name, ERROR, summarize_exception(e, impl_path)))
     return results
-
-
-def nan_safe(x: float | None) -> float | None:
-    return None if x is None or math.isnan(x) else x

@@ -52,7 +52,7 @@ def _rotated_inputs(spec, case: Case, seed: int, device):
     return sets
 
 
-def time_cases(fn, spec, cases: list[Case], seed: int, device, events: Events, label: str,
+def time_cases(fn, spec, cases: list[Case], seed: int, device, events: Events,
                snapshot: GraderSnapshot | None = None) -> None:
     for i, case in enumerate(cases):
         events.emit("case_start", case=case.describe(), phase="timing")
@@ -161,7 +161,7 @@ def run(job: dict, events: Events) -> None:
         # Timed without the per-call snapshot comparison (it would add host time to every call);
         # the snapshot is compared after each case instead.
         time_cases(torch_ops.watch(fn, ref.rung, device, _Mismatch), spec, cases, job["seed"], device,
-                   events, ref.label, snapshot)
+                   events, snapshot)
 
 
 def main(job_path: str) -> int:
