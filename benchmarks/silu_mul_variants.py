@@ -1,6 +1,6 @@
 """silu_mul variants, timed side by side in one run (the numbered steps behind the reference rungs).
 
-    python benchmarks/silu_mul_variants.py [--json PATH]
+    python benchmarks/silu_mul_variants.py [--json PATH] [--only PREFIXES]
 
 CUDA: unroll (16-byte packs per thread per operand), fast math, streaming cache hints, each a
 macro of csrc/silu_mul.cu. Triton: block size and warps. torch.compile: static, dynamic=True, and
@@ -24,23 +24,27 @@ from grading.timing import time_fn
 from solutions import silu_mul as sol
 
 REPO = Path(__file__).resolve().parent.parent
-CUDA_VARIANTS = {  # name: (unroll, fast math, streaming)
-    "v1 unroll2": (2, 0, 0),
-    "v2 unroll4": (4, 0, 0),
-    "v3 unroll2 fastmath": (2, 1, 0),
-    "v4 unroll2 streaming": (2, 0, 1),
-    "v5 unroll4 fastmath streaming": (4, 1, 1),
-    "v6 unroll2 fastmath streaming": (2, 1, 1),
+CUDA_VARIANTS = {  # name: (unroll, fast math, streaming, flat packs per thread; 0 = no flat path)
+    "v1 unroll2": (2, 0, 0, 0),
+    "v2 unroll4": (4, 0, 0, 0),
+    "v3 unroll2 fastmath": (2, 1, 0, 0),
+    "v4 unroll2 streaming": (2, 0, 1, 0),
+    "v5 unroll4 fastmath streaming": (4, 1, 1, 0),
+    "v6 unroll2 fastmath streaming": (2, 1, 1, 0),
+    "v7 v5 + flat 32-bit, 1 pack": (4, 1, 1, 1),
+    "v8 v5 + flat 32-bit, 2 packs": (4, 1, 1, 2),
+    "v9 v7 without streaming": (4, 1, 0, 1),
 }
 TRITON_VARIANTS = {"block1024 w4": (1024, 4), "block2048 w4": (2048, 4), "block2048 w8": (2048, 8),
                    "block4096 w8": (4096, 8), "block8192 w16": (8192, 16)}
 
 
-def cuda_variant(name, unroll, fast, stream, tmp):
+def cuda_variant(name, unroll, fast, stream, flat, tmp):
     from grading.cuda import load_kernel
-    src = Path(tmp) / f"silu_mul_u{unroll}_f{fast}_s{stream}.cu"
+    src = Path(tmp) / f"silu_mul_u{unroll}_f{fast}_s{stream}_p{flat}.cu"
     src.write_text(f"#define KL_SILU_UNROLL {unroll}\n#define KL_SILU_FAST_MATH {fast}\n"
-                   f"#define KL_SILU_STREAMING {stream}\n#include \"silu_mul.cu\"\n")
+                   f"#define KL_SILU_STREAMING {stream}\n#define KL_SILU_FLAT {int(flat > 0)}\n"
+                   f"#define KL_SILU_FLAT_PACKS {max(flat, 1)}\n#include \"silu_mul.cu\"\n")
     ops = load_kernel("silu_mul", src)
     return lambda g, u: ops.silu_mul(g, u)
 
@@ -80,6 +84,7 @@ def inputs(m, n, layout):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
+    ap.add_argument("--only", help="comma-separated name prefixes, e.g. 'ref,compile static,cuda v7'")
     args = ap.parse_args()
     shapes = [(512, 14336, "contiguous"), (2048, 14336, "contiguous"), (8192, 14336, "contiguous"),
               (8192, 14336, "chunked")]
@@ -87,7 +92,10 @@ def main():
         impls = {"eager": sol.silu_mul_eager, "ref triton": sol.silu_mul_triton, "ref cuda": sol.silu_mul_cuda}
         impls.update(compiled_variants())
         impls.update({f"triton {k}": triton_variant(*v) for k, v in TRITON_VARIANTS.items()})
-        impls.update({f"cuda {k}": cuda_variant(k, *v, tmp) for k, v in CUDA_VARIANTS.items()})
+        wanted = lambda name: not args.only or name.startswith(tuple(args.only.split(",")))  # noqa: E731
+        impls = {k: f for k, f in impls.items() if wanted(k)}
+        impls.update({f"cuda {k}": cuda_variant(k, *v, tmp) for k, v in CUDA_VARIANTS.items()
+                      if wanted(f"cuda {k}")})
         rows = []
         for m, n, layout in shapes:
             g, u = inputs(m, n, layout)

@@ -26,8 +26,14 @@ namespace {
 //   v3 unroll 2 + fast math:               182 / 187
 //   v4 unroll 2 + streaming hints:         189 / 191
 //   v5 unroll 4 + fast math + streaming:   183 / 180  (best at 2048 rows: 48.5 µs)
-// Fast math is the step that counts (see silu_mul_one). v5 is the default; its bf16 vector
-// kernel takes 113 registers on sm_90a (2 blocks of 256 threads per SM), no spills.
+// Fast math is the step that counts (see silu_mul_one); v5's bf16 vector kernel takes 113
+// registers on sm_90a (2 blocks of 256 threads per SM), no spills. A later run
+// (benchmarks/silu_mul_variants_flat.json) added the flat 32-bit path below, contiguous only:
+//   v5:                          183.3 us (2048 rows: 48.4)
+//   v7 v5 + flat, 1 pack/thread: 177.7 us (48.0)   <- the default
+//   v8 v5 + flat, 2 packs:       178.6 us (48.4)
+//   same run: Triton's flat kernel 166.4 (46.8), static torch.compile 166.3 (46.9).
+// The 7% still between v7 and the Triton kernel of the same shape is not explained yet.
 #ifndef KL_SILU_UNROLL
 #define KL_SILU_UNROLL 4
 #endif
@@ -36,6 +42,15 @@ namespace {
 #endif
 #ifndef KL_SILU_STREAMING
 #define KL_SILU_STREAMING 1
+#endif
+// Flat path (contiguous tensors of fewer than 2^31 elements): 32-bit indices and
+// KL_SILU_FLAT_PACKS packs per thread, the shape of Inductor's pointwise kernels, which the
+// static torch.compile rung showed to be faster than v5 (166 vs 183 us at 8192 x 14336).
+#ifndef KL_SILU_FLAT
+#define KL_SILU_FLAT 1
+#endif
+#ifndef KL_SILU_FLAT_PACKS
+#define KL_SILU_FLAT_PACKS 1
 #endif
 constexpr int kUnroll = KL_SILU_UNROLL;
 // At most 256 threads per block: 8 blocks fill an SM's 2048 thread slots, and a block is small
@@ -142,6 +157,58 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocksPerSm) _silu_mul_kernel
   }
 }
 
+// The flat path: one contiguous array of n < 2^31 elements, so every index fits 32 bits (fewer
+// instructions per access than the 64-bit row/column math above). Thread t of block b takes
+// packs (b * kFlatPacks + k) * blockDim.x + t: a warp's access is 512 contiguous bytes.
+constexpr int kFlatPacks = KL_SILU_FLAT_PACKS;
+constexpr int kFlatThreads = 128;
+
+template <typename T, int VEC>
+__global__ void __launch_bounds__(kFlatThreads) _silu_mul_flat_kernel(
+    const T* __restrict__ gate,  // [n] contiguous
+    const T* __restrict__ up,    // [n] contiguous
+    T* __restrict__ out,         // [n] contiguous
+    int n) {                     // elements, < 2^31
+  using Pack = KlPack<T, VEC>;
+  const int n_packs = n / VEC;
+  const Pack* g = reinterpret_cast<const Pack*>(gate);
+  const Pack* u = reinterpret_cast<const Pack*>(up);
+  Pack* o = reinterpret_cast<Pack*>(out);
+  const int first = blockIdx.x * kFlatPacks * kFlatThreads + threadIdx.x;
+  Pack gv[kFlatPacks], uv[kFlatPacks];
+#pragma unroll
+  for (int k = 0; k < kFlatPacks; ++k) {
+    const int p = first + k * kFlatThreads;
+    if (p < n_packs) {
+      gv[k] = load_stream(g + p);
+      uv[k] = load_stream(u + p);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kFlatPacks; ++k) {
+    const int p = first + k * kFlatThreads;
+    if (p < n_packs) {
+      Pack ov;
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) ov.v[j] = silu_mul_one(gv[k].v[j], uv[k].v[j]);
+      store_stream(o + p, ov);
+    }
+  }
+  // The last n % VEC (< 8) elements: the first threads of block 0.
+  if constexpr (VEC > 1) {
+    const int i = n_packs * VEC + threadIdx.x;
+    if (blockIdx.x == 0 && i < n) out[i] = silu_mul_one(gate[i], up[i]);
+  }
+}
+
+template <typename T, int VEC>
+void launch_silu_mul_flat(const T* gate, const T* up, T* out, int64_t n, cudaStream_t stream) {
+  const int64_t blocks = std::max<int64_t>(1, kl_cdiv<int64_t>(n / VEC, kFlatPacks * kFlatThreads));
+  _silu_mul_flat_kernel<T, VEC><<<static_cast<unsigned>(blocks), kFlatThreads, 0, stream>>>(
+      gate, up, out, static_cast<int>(n));
+  KL_CUDA_CHECK(cudaGetLastError());
+}
+
 template <typename T, int VEC>
 void launch_silu_mul(const T* gate, const T* up, T* out, int64_t rows, int64_t n,
                      int64_t gate_row_stride, int64_t up_row_stride, cudaStream_t stream) {
@@ -184,7 +251,13 @@ void dispatch_silu_mul(const void* gate_ptr, const void* up_ptr, void* out_ptr, 
   const bool vector_ok =
       kl_is_aligned16(gate) && kl_is_aligned16(up) && kl_is_aligned16(out) &&
       (rows == 1 || (n % kVec == 0 && gate_row_stride % kVec == 0 && up_row_stride % kVec == 0));
-  if (vector_ok) {
+  if (KL_SILU_FLAT && rows == 1 && n < (int64_t(1) << 31)) {
+    if (vector_ok) {
+      launch_silu_mul_flat<T, kVec>(gate, up, out, n, stream);
+    } else {
+      launch_silu_mul_flat<T, 1>(gate, up, out, n, stream);
+    }
+  } else if (vector_ok) {
     launch_silu_mul<T, kVec>(gate, up, out, rows, n, gate_row_stride, up_row_stride, stream);
   } else {
     launch_silu_mul<T, 1>(gate, up, out, rows, n, gate_row_stride, up_row_stride, stream);

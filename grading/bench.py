@@ -59,7 +59,7 @@ def analysis(spec: KernelSpec, gpu_name: str | None, plot_path: str | None, cons
 
 
 def run(spec: KernelSpec, *, rungs=None, json_path=None, plot_path=None, gpu_name=None, exercises=False,
-        timeout_s: float, console: Console) -> int:
+        timeout_s: float, console: Console, command: str | None = None) -> int:
     console.print(env.device_summary())
     if env.CPU_MODE:
         console.print("bench: no GPU, so nothing is timed; here is the roofline analysis instead.")
@@ -116,7 +116,7 @@ def run(spec: KernelSpec, *, rungs=None, json_path=None, plot_path=None, gpu_nam
     result = {
         "kernel": spec.name, "gpu": gpu.name if gpu else None, "device": torch.cuda.get_device_name(0),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join(["python -m grading"] + sys.argv[1:]),
+        "command": command or " ".join(["python -m grading"] + sys.argv[1:]),
         "versions": {"torch": torch.__version__, "triton": _triton_version(), "python": platform.python_version(),
                      "cuda": torch.version.cuda},
         "roofs": {"bandwidth_gbps": roofs.bandwidth_gbps, "bandwidth_source": roofs.bandwidth_source},

@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import io
 import json
+import os
 import re
 import statistics
 import tempfile
@@ -503,7 +504,10 @@ def excerpt(path: Path | str, first: str, last: str) -> str:
 def run_bench(kernel: str = "silu_mul", rungs: Sequence[str] | None = None) -> dict | None:
     """Time the reference rungs on the spec's bench cases exactly as `python -m grading bench`
     does (each rung in its own worker process, same run, same roofs) and return the result JSON as
-    a dict. CPU mode: None, with the reason."""
+    a dict. CPU mode: None, with the reason.
+
+    With KL_BENCH_DIR set, the run also leaves `<kernel>_bench.json`, `.md` and a roofline plot
+    there: the committed benchmarks of a chapter come from the same run as its notebook outputs."""
     if env.CPU_MODE:
         _skip("nothing to time without a GPU; the committed results and the SOL analysis follow")
         return None
@@ -513,9 +517,14 @@ def run_bench(kernel: str = "silu_mul", rungs: Sequence[str] | None = None) -> d
     from grading.isolate import DEFAULT_TIMEOUT_S
     from grading.specs import get_spec
     with tempfile.TemporaryDirectory(prefix="kl_bench_") as tmp:
-        path = Path(tmp) / f"{kernel}.json"
+        keep = os.environ.get("KL_BENCH_DIR")
+        folder = Path(keep) if keep else Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{kernel}_bench.json"
         bench.run(get_spec(kernel), rungs=list(rungs) if rungs else None, json_path=str(path),
-                  timeout_s=DEFAULT_TIMEOUT_S, console=Console(file=io.StringIO()))
+                  plot_path=str(folder / f"{kernel}_roofline.png") if keep else None,
+                  timeout_s=DEFAULT_TIMEOUT_S, console=Console(file=io.StringIO()),
+                  command=f"lessons.run_bench({kernel!r}) in a chapter notebook")
         return json.loads(path.read_text())
 
 

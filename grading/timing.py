@@ -201,14 +201,23 @@ def time_graph(fn: Callable, arg_sets: list[ArgSet], *, device: torch.device,
         return None
     g.replay()
     torch.cuda.synchronize(device)
+    # Replays go back to back behind a GPU sleep, as a serving loop keeps the GPU fed: an event
+    # pair around one replay on an idle GPU would time the host's graph launch (~5-10 µs), not
+    # the graph. Per call = a batch's time / (replays x calls per graph); median of 5 batches.
+    h0 = time.perf_counter()
+    g.replay()
+    host_per_replay = time.perf_counter() - h0
+    torch.cuda.synchronize(device)
     times = []
-    for _ in range(replays):
+    for _ in range(5):
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(int(min(replays * host_per_replay * 1.5, 0.2) * SLEEP_CYCLES_PER_S))
         s.record()
-        g.replay()
+        for _ in range(replays):
+            g.replay()
         e.record()
         torch.cuda.synchronize(device)
-        times.append(s.elapsed_time(e) / 1e3 / len(arg_sets))
+        times.append(s.elapsed_time(e) / 1e3 / (replays * len(arg_sets)))
     nbytes = sum(t.numel() * t.element_size() for args, kwargs in arg_sets
                  for t in list(args) + list(kwargs.values()) if isinstance(t, torch.Tensor))
     del g

@@ -34,8 +34,10 @@ def test_side_stream_work_is_caught_by_the_wall_clock():
     rep = timed("side_stream")
     assert all(r.passed for r in rep.results)  # the answer is right once everything is synchronized
     assert rep.speeds and all(s.status == check.FAIL for s in rep.speeds)
+    # Two defences see it; which speaks first depends on how fast the events say the call was
+    # (on an H200 the events measured a tenth of the speed of light's time: "faster than the hardware").
     msg = rep.speeds[0].message
-    assert "Work outside the timed stream?" in msg, msg
+    assert "Work outside the timed stream?" in msg or "faster than the hardware allows" in msg, msg
     t = rep.speeds[0].timing
     print(f"side stream: events {t['median_s'] * 1e6:.1f} µs, wall clock {t['synced_s'] * 1e6:.1f} µs per call")
 
