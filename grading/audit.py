@@ -182,8 +182,8 @@ def verify_outputs(spec: KernelSpec, cases: list[Case], path: str | Path,
             out = e["outputs"]
             out = out[0] if not isinstance(ref, tuple) and len(out) == 1 else tuple(out)
             check.check_structure(out, ref, spec, case, [], cpu)
-            for o, r in zip(check._flat(out), check._flat(ref)):
-                check.compare(o, r, spec.tolerance(case.dtype), case.scale)
+            for o, r, tol in zip(check._flat(out), check._flat(ref), spec.tolerances_for(case)):
+                check.compare(o, r, tol, case.scale)
         except check.Mismatch as err:
             problems.append(f"{case.describe()} [seed {e['seed']}]: {err}")
     return problems

@@ -191,14 +191,14 @@ def run_case(fn: Callable, spec: KernelSpec, case: Case, seed: int, device: torc
     inputs = _tensors(args, kwargs)
     before = [t.clone() for _, t in inputs]
     ref = spec.reference(*args, **kwargs)
-    tol = spec.tolerance(case.dtype)
+    tols = spec.tolerances_for(case)
 
     poison_allocator(ref, device)
     out = fn(*args, **kwargs)
     _sync(device)
     check_structure(out, ref, spec, case, inputs, device)
     errs = [compare(o, r, tol, case.scale, what=f"output {i}" if isinstance(ref, tuple) else "output")
-            for i, (o, r) in enumerate(zip(_flat(out), _flat(ref)))]
+            for i, (o, r, tol) in enumerate(zip(_flat(out), _flat(ref), tols))]
     for (name, t), t0 in zip(inputs, before):
         if not torch.equal(t, t0):
             n = int((t != t0).sum())
@@ -215,7 +215,7 @@ def run_case(fn: Callable, spec: KernelSpec, case: Case, seed: int, device: torc
     out2 = fn(*args, **kwargs)
     _sync(device)
     check_structure(out2, ref2, spec, case, inputs, device)
-    for i, (o, r, o1) in enumerate(zip(_flat(out2), _flat(ref2), first)):
+    for i, (o, r, o1, tol) in enumerate(zip(_flat(out2), _flat(ref2), first, tols)):
         try:
             compare(o, r, tol, case.scale, what="second call")
         except Mismatch as e:

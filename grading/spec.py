@@ -111,6 +111,11 @@ class KernelSpec:
     # What a user would call instead, timed beside the rungs by `bench`:
     # label -> "path/from/repo/root.py:function".
     baselines: dict[str, str] = dataclasses.field(default_factory=dict)
+    # Baselines that take other inputs than the kernel: label -> prepare(args, kwargs) -> (args,
+    # kwargs), applied to every input set before timing, outside the timed region (SDPA on an
+    # unpaged cache times the attention, not the copy that builds the cache). The timed output is
+    # still checked against the reference of the original inputs.
+    baseline_inputs: dict[str, Callable[[tuple, dict], tuple[tuple, dict]]] = dataclasses.field(default_factory=dict)
     tolerances: dict[torch.dtype, Tolerance] = dataclasses.field(
         default_factory=lambda: dict(DEFAULT_TOLERANCES))
     description: str = ""
@@ -118,9 +123,19 @@ class KernelSpec:
     # grading.check.Mismatch with a diagnosis on failure (e.g. the compiled rung must not
     # recompile for every new token count).
     extra_checks: dict[str, Callable[[Callable, torch.device], None]] = dataclasses.field(default_factory=dict)
+    # One tolerance per output, for kernels whose outputs are judged differently (fp8_quantize:
+    # the e4m3 codes to one e4m3 step, the scales to fp32 rounding). None: every output gets the
+    # tolerance of the case's dtype.
+    output_tolerances: Callable[[Case], Sequence[Tolerance]] | None = None
 
     def tolerance(self, dtype: torch.dtype) -> Tolerance:
         return self.tolerances[dtype]
+
+    def tolerances_for(self, case: Case) -> list[Tolerance]:
+        """The tolerance of each output of `case`, in order."""
+        if self.output_tolerances is not None:
+            return list(self.output_tolerances(case))
+        return [self.tolerance(case.dtype)] * len(self.out_dtypes(case))
 
     def tiers_for(self, rung: str | None) -> SpeedTiers:
         return self.speed_tiers.get(rung or "", self.speed_tiers.get("default", SpeedTiers()))
