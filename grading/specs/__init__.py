@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from grading.spec import KernelSpec
-from grading.specs import rmsnorm, silu_mul
+from grading.specs import fp8_gemm, paged_decode, rmsnorm, silu_mul
 
-SPECS: dict[str, KernelSpec] = {s.name: s for s in (silu_mul.SPEC, rmsnorm.SPEC, rmsnorm.FUSED_SPEC)}
+SPECS: dict[str, KernelSpec] = {s.name: s for s in (silu_mul.SPEC, rmsnorm.SPEC, rmsnorm.FUSED_SPEC,
+                                                fp8_gemm.QUANTIZE_SPEC, fp8_gemm.GEMM_SPEC, paged_decode.SPEC)}
 
 
 def get_spec(name: str) -> KernelSpec:

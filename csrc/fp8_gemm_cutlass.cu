@@ -1,0 +1,419 @@
+// fp8_gemm, the CUTLASS rung: y[M, N] = (a[M, K] * scale_a) @ (b[N, K] * scale_b)^T, e4m3 inputs,
+// fp32 accumulation, bf16 output; scale_a fp32 [1] or [M, 1], scale_b fp32 [1] or [N, 1]. b is an
+// nn.Linear weight ([N, K], row-major), so both operands are K-major: the "TN" GEMM, A row-major
+// and B column-major in CUTLASS's terms.
+//
+// Hopper only (sm_90a): the kernels are CUTLASS 3.x warp-specialized kernels, one producer warp
+// moving tiles with TMA (the bulk tensor copy engine) into a shared-memory pipeline, two consumer
+// warpgroups issuing wgmma (QGMMA in SASS), the scales applied in the epilogue as it leaves the
+// accumulators. On any other GPU the launcher throws with the reason.
+//
+// Napkin math, H200 (measured ceilings: 4.27 TB/s copy, _scaled_mm 1261 TFLOP/s; dense fp8 on
+// the datasheet 1979):
+//   FLOPs 2 M N K; bytes M K + N K (fp8) + 2 M N (bf16 y). The ridge point is 1261e12 / 4.27e12
+//   = 295 FLOP/byte, which for the weight alone (N K bytes, 2 M N K FLOPs) is M ~ 150 tokens.
+//   - Decode, M <= 64: the weight's bytes decide. 8192 x 8192 at M = 16: 67 MB / 4.27 TB/s =
+//     15.7 us, while the FLOPs take 1.7 us. The kernel must keep every SM streaming weight.
+//   - Prefill, M >= 1024: the FLOPs decide. 4096 x 8192 x 8192: 550 GFLOP / 1261 TFLOP/s = 436 us.
+//     The kernel must keep the tensor cores fed: big tiles (fewer bytes per FLOP from shared
+//     memory and L2) and TMA multicast across a cluster, within the registers that fp32
+//     accumulation leaves (see Accuracy).
+//
+// The configurations (one CUTLASS kernel each; fp8_gemm_cutlass_pick chooses from the shape):
+//   1 swap-AB  128x16x128   cooperative  stream-K                 M <= 16
+//   2 swap-AB  128x64x128   cooperative  stream-K                 M <= 64
+//   3          128x128x128  cooperative  stream-K                 M > 64 when big tiles are few
+//   4          128x192x128  cooperative  cluster 2x1, persistent  large M x N
+// Each costs ~30 s of nvcc on one core, so the build holds these four. Built with
+// KL_FP8_GEMM_SWEEP defined, the file holds three alternatives instead, never picked, for the
+// sweep in benchmarks/fp8_gemm_cutlass_check.py (it builds both files side by side):
+//   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)
+//   6          128x256x128  cooperative  cluster 2x1, persistent, FAST ACCUMULATION: the speed
+//              the accuracy below costs; its error at long K is outside the spec's tolerance
+//   7 swap-AB  128x16x256   cooperative  stream-K                 (1 with 256-deep k-blocks)
+// Swap-AB: a wgmma instruction is 64 rows tall (M) and 8..256 columns wide (N), so a GEMM with 1-64
+// rows of M wastes most of each instruction. Computing y^T = b a^T instead puts the weight's N
+// (4096..28672) on the tall side and the few tokens on the narrow side; y^T column-major is y
+// row-major, so only the epilogue's store layout changes, and the two scales trade places.
+//
+// Accuracy: wgmma adds fp8 products into its accumulators with fewer bits than fp32 (13 of
+// mantissa, truncated, by public measurements), so an error that grows with K; at Llama's K
+// (4096-28672) it is past bf16 rounding, and grading/specs/fp8_gemm.py rejects it. Every shipped
+// kernel therefore runs 4 k-steps (128 of K) into a temporary and adds that to fp32 accumulators
+// with ordinary FADDs (CUTLASS's fp8 default, mma_promotion_interval = 4). The temporary doubles
+// the accumulator registers: a consumer thread gets 232 (setmaxnreg), so a warpgroup's share of
+// a tile stops at 64x192 (96 + 96 registers); 64x256, the usual share without promotion, would
+// need 256. Kernel 6 shows what the promotion costs.
+//
+// Device-side assert() in CUTLASS's stream-K and pipeline code is a call to __assertfail, and a
+// call among wgmma instructions makes ptxas serialize them (warning C7510: each wgmma waits for
+// the one before). CUTLASS's own builds define NDEBUG; so does this file, before any header.
+#ifndef NDEBUG
+#define NDEBUG
+#endif
+
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include <cute/tensor.hpp>
+#include <cutlass/cutlass.h>
+#include <cutlass/epilogue/collective/collective_builder.hpp>
+#include <cutlass/epilogue/fusion/sm90_visitor_compute_tma_warpspecialized.hpp>
+#include <cutlass/epilogue/fusion/sm90_visitor_load_tma_warpspecialized.hpp>
+#include <cutlass/epilogue/fusion/sm90_visitor_tma_warpspecialized.hpp>
+#include <cutlass/gemm/collective/collective_builder.hpp>
+#include <cutlass/gemm/device/gemm_universal_adapter.h>
+#include <cutlass/gemm/dispatch_policy.hpp>
+#include <cutlass/gemm/kernel/gemm_universal.hpp>
+#include <cutlass/gemm/kernel/tile_scheduler.hpp>
+#include <cutlass/numeric_types.h>
+#include <cutlass/util/packed_stride.hpp>
+
+#include "fp8_gemm_cutlass.h"
+#include "kl_common.cuh"
+
+namespace {
+
+using namespace cute;
+
+constexpr int kNumConfigs = 8;  // 0 (auto) and the seven kernels
+const char* const kConfigNames[kNumConfigs] = {
+    "auto",
+    "1 swapAB 128x16x128 coop streamK",
+    "2 swapAB 128x64x128 coop streamK",
+    "3 128x128x128 coop streamK",
+    "4 128x192x128 coop c2x1",
+    "5 128x128x128 coop c2x1",
+    "6 128x256x128 coop c2x1 FASTACC",
+    "7 swapAB 128x16x256 coop streamK",
+};
+#if defined(KL_FP8_GEMM_SWEEP)
+constexpr int kFirstConfig = 5, kLastConfig = 7;
+#else
+constexpr int kFirstConfig = 1, kLastConfig = 4;
+#endif
+
+// One problem as the caller sees it (before any swap).
+struct Problem {
+  const void* a;
+  const void* b;
+  const float* scale_a;
+  const float* scale_b;
+  void* y;
+  int m, n, k;
+  int64_t lda, ldb;
+  bool scale_a_per_row, scale_b_per_row;
+};
+
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error("fp8_gemm_cutlass: " + what); }
+
+int current_device() {
+  int device = 0;
+  KL_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
+int sm_count(int device) {
+  int sms = 0;
+  KL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+// wgmma and TMA multicast exist on compute capability 9.0 only, and the build targets sm_90a;
+// anywhere else the kernels would trap, so the launcher says why instead.
+void require_sm90(int device) {
+  int major = 0, minor = 0;
+  KL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  KL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  if (major != 9 || minor != 0) {
+    fail("needs a Hopper GPU (compute capability 9.0, H100/H200; its kernels use wgmma and TMA "
+         "built for sm_90a), this one is sm_" + std::to_string(major) + std::to_string(minor) +
+         ": use the Triton or torch._scaled_mm rungs here");
+  }
+}
+
+#if defined(CUTLASS_ARCH_MMA_SM90_SUPPORTED)
+
+using ElementAB = cutlass::float_e4m3_t;
+using ElementD = cutlass::bfloat16_t;
+using ElementAcc = float;
+using ElementScale = float;
+// 16 bytes: the bulk copy engine's alignment for global rows (16 e4m3, 8 bf16).
+constexpr int kAlignAB = 16;
+constexpr int kAlignD = 8;
+
+// One kernel configuration.
+//   TileShape       (M, N, K) elements per CTA tile of the GEMM as CUTLASS sees it (after a swap)
+//   ClusterShape    CTAs per cluster; along M they share (multicast) B's tile, along N A's
+//   KernelSchedule  cooperative (two warpgroups split one tile) or pingpong (one tile each,
+//                   alternating mainloop and epilogue), with or without FP8 fast accumulation
+//   Scheduler       persistent (one CTA per SM walks the tiles) or stream-K (CTAs also split K)
+//   kSwapAB         compute y^T = b a^T (see the top of the file)
+template <class TileShape, class ClusterShape, class KernelSchedule, class EpilogueSchedule,
+          class Scheduler, bool kSwapAB>
+struct Fp8GemmConfig {
+  // y^T is column-major with leading dimension N: the same bytes as y row-major.
+  using LayoutD = std::conditional_t<kSwapAB, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;
+
+  // The epilogue: D = round_bf16(row_scale[m'] * (col_scale[n'] * acc)), a tree of visitors (EVT).
+  // Both broadcasts take a run-time stride flag (bool): true reads a vector, false reads element 0
+  // for every row/column, so one kernel serves per-tensor and per-row/per-channel scales.
+  //   row_scale  per row of D: scale_a [M, 1], or scale_b [N, 1] when swapped
+  //   col_scale  per column of D: scale_b [N, 1], or scale_a [M, 1] when swapped
+  using RowScale = cutlass::epilogue::fusion::Sm90ColBroadcast<
+      0, TileShape, ElementScale, ElementScale, Stride<bool, _0, int64_t>>;
+  using ColScale = cutlass::epilogue::fusion::Sm90RowBroadcast<
+      0, TileShape, ElementScale, ElementScale, Stride<_0, bool, int64_t>>;
+  using Acc = cutlass::epilogue::fusion::Sm90AccFetch;
+  using MulCol = cutlass::epilogue::fusion::Sm90Compute<
+      cutlass::multiplies, ElementScale, ElementScale, cutlass::FloatRoundStyle::round_to_nearest>;
+  using MulRow = cutlass::epilogue::fusion::Sm90Compute<
+      cutlass::multiplies, ElementD, ElementScale, cutlass::FloatRoundStyle::round_to_nearest>;
+  using Scaled = cutlass::epilogue::fusion::Sm90EVT<
+      MulRow, RowScale, cutlass::epilogue::fusion::Sm90EVT<MulCol, ColScale, Acc>>;
+
+  // No C operand (void): the epilogue reads nothing but the scales.
+  using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+      cutlass::epilogue::collective::EpilogueTileAuto, ElementAcc, ElementScale,
+      void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD, EpilogueSchedule, Scaled>::CollectiveOp;
+
+  // The mainloop gets the shared memory the epilogue leaves: as many pipeline stages as fit.
+  using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
+      ElementAB, cutlass::layout::RowMajor, kAlignAB,
+      ElementAB, cutlass::layout::ColumnMajor, kAlignAB,
+      ElementAcc, TileShape, ClusterShape,
+      cutlass::gemm::collective::StageCountAutoCarveout<
+          static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
+      KernelSchedule>::CollectiveOp;
+
+  using GemmKernel = cutlass::gemm::kernel::GemmUniversal<
+      Shape<int, int, int, int>, CollectiveMainloop, CollectiveEpilogue, Scheduler>;
+  using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
+  static constexpr bool kStreamK = std::is_same_v<Scheduler, cutlass::gemm::StreamKScheduler>;
+
+  static typename Gemm::Arguments arguments(const Problem& p, int device) {
+    // The GEMM CUTLASS runs: (M', N') = (n, m) when swapped, A' = b, B' = a.
+    const int gm = kSwapAB ? p.n : p.m;
+    const int gn = kSwapAB ? p.m : p.n;
+    const auto* pa = static_cast<const ElementAB*>(kSwapAB ? p.b : p.a);
+    const auto* pb = static_cast<const ElementAB*>(kSwapAB ? p.a : p.b);
+    const float* row_scale = kSwapAB ? p.scale_b : p.scale_a;
+    const float* col_scale = kSwapAB ? p.scale_a : p.scale_b;
+    const bool row_vector = kSwapAB ? p.scale_b_per_row : p.scale_a_per_row;
+    const bool col_vector = kSwapAB ? p.scale_a_per_row : p.scale_b_per_row;
+
+    typename GemmKernel::StrideA stride_a{};  // [M', K] K-major: (row stride, 1, batch)
+    get<0>(stride_a) = kSwapAB ? p.ldb : p.lda;
+    typename GemmKernel::StrideB stride_b{};  // [N', K] K-major
+    get<0>(stride_b) = kSwapAB ? p.lda : p.ldb;
+    const auto stride_d = cutlass::make_cute_packed_stride(typename GemmKernel::StrideD{},
+                                                           make_shape(gm, gn, 1));
+
+    typename Scaled::Arguments scaled{
+        {row_scale, 0.0f, {row_vector, _0{}, int64_t(0)}},  // RowScale
+        {
+            {col_scale, 0.0f, {_0{}, col_vector, int64_t(0)}},  // ColScale
+            {},                                                 // Acc
+            {},                                                 // MulCol
+        },
+        {},  // MulRow
+    };
+
+    cutlass::KernelHardwareInfo hw_info;
+    hw_info.device_id = device;
+    hw_info.sm_count = sm_count(device);
+
+    typename GemmKernel::TileSchedulerArguments scheduler{};
+    if constexpr (kStreamK) {
+      // Swap-AB (weight-bound): always split K, so every SM streams weight even when tiles are
+      // fewer than SMs (4096 weight rows = 32 tiles). Otherwise CUTLASS's heuristic: stream-K
+      // only when the last wave of tiles would leave SMs idle.
+      using Mode = typename GemmKernel::TileScheduler::DecompositionMode;
+      scheduler.decomposition_mode = kSwapAB ? Mode::StreamK : Mode::Heuristic;
+    }
+
+    return typename Gemm::Arguments{
+        cutlass::gemm::GemmUniversalMode::kGemm,
+        {gm, gn, p.k, 1},
+        {pa, stride_a, pb, stride_b},
+        {scaled, nullptr, stride_d, static_cast<ElementD*>(p.y), stride_d},
+        hw_info,
+        scheduler,
+    };
+  }
+
+  static size_t workspace_size(const Problem& p, int device) {
+    return Gemm::get_workspace_size(arguments(p, device));
+  }
+
+  static void run(const Problem& p, int config, void* workspace, size_t workspace_bytes,
+                  cudaStream_t stream, int device) {
+    Gemm gemm;
+    const auto args = arguments(p, device);
+    auto what = [&] {  // for error messages only: no string work on the launch path
+      return std::string("config ") + kConfigNames[config] + " on " + std::to_string(p.m) + "x" +
+             std::to_string(p.n) + "x" + std::to_string(p.k);
+    };
+    cutlass::Status status = gemm.can_implement(args);
+    if (status != cutlass::Status::kSuccess) {
+      fail(what() + ": CUTLASS cannot implement it (" + cutlassGetStatusString(status) +
+           "; K must be a multiple of 16, N of 8, rows 16-byte aligned)");
+    }
+    if (Gemm::get_workspace_size(args) > workspace_bytes) {
+      fail(what() + ": workspace of " + std::to_string(workspace_bytes) + " bytes, needs " +
+           std::to_string(Gemm::get_workspace_size(args)));
+    }
+    // initialize() zeroes stream-K's flags in the workspace (on `stream`), builds the TMA
+    // descriptors and raises the kernel's shared-memory limit; run() launches the cluster grid.
+    status = gemm.initialize(args, workspace, stream);
+    if (status != cutlass::Status::kSuccess) {
+      fail(what() + ": initialize failed (" + std::string(cutlassGetStatusString(status)) + ")");
+    }
+    status = gemm.run(stream);
+    KL_CUDA_CHECK(cudaGetLastError());
+    if (status != cutlass::Status::kSuccess) {
+      fail(what() + ": launch failed (" + std::string(cutlassGetStatusString(status)) + ")");
+    }
+  }
+};
+
+namespace gemm = cutlass::gemm;
+namespace epi = cutlass::epilogue;
+
+// Tiles are (M, N, K) of the GEMM CUTLASS runs. K = 128 e4m3 = 128 bytes: one 128-byte swizzled
+// row per tile row, four k-steps of wgmma (k = 32 for fp8).
+
+#if !defined(KL_FP8_GEMM_SWEEP)
+// 1. M <= 16 (decode): weight-bound. y^T's N' = M fits one 16-wide tile; each CTA streams 128
+//    weight rows. 16 KB of weight + 2 KB of a per stage, 12 stages: 216 KB in flight per SM,
+//    far past the ~26 KB Little's law asks (4.27 TB/s x ~0.8 us / 132 SMs). 4096 rows are only
+//    32 tiles for 132 SMs, so stream-K also splits K: every SM gets ~1/132 of the weight.
+using Config1 = Fp8GemmConfig<Shape<_128, _16, _128>, Shape<_1, _1, _1>,
+                              gemm::KernelTmaWarpSpecializedCooperative,
+                              epi::TmaWarpSpecializedCooperative, gemm::StreamKScheduler, true>;
+// 2. 16 < M <= 64: still weight-bound (16.8 MB of a 4096x4096 weight = 3.9 us; 2 M N K = 2.1
+//    GFLOP = 1.7 us at 1261 TFLOP/s), so the same plan with a 64-wide N'.
+using Config2 = Fp8GemmConfig<Shape<_128, _64, _128>, Shape<_1, _1, _1>,
+                              gemm::KernelTmaWarpSpecializedCooperative,
+                              epi::TmaWarpSpecializedCooperative, gemm::StreamKScheduler, true>;
+// 3. M > 64 with too few big tiles to fill the GPU (M = 128..2048 on the smaller weights):
+//    128x128 tiles are 1.5x as many as 128x192, and stream-K evens out the last wave.
+using Config3 = Fp8GemmConfig<Shape<_128, _128, _128>, Shape<_1, _1, _1>,
+                              gemm::KernelTmaWarpSpecializedCooperative,
+                              epi::TmaWarpSpecializedCooperative, gemm::StreamKScheduler, false>;
+// 4. Large M x N: compute-bound. A 128x192 tile does 2*128*192*128 = 6.3 MFLOP per 40 KB stage,
+//    20% more FLOPs per byte of shared memory than 128x128; the widest tile whose accumulators
+//    and promotion temporary fit (see Accuracy). Cluster 2x1: two CTAs on neighbouring M tiles
+//    share the 24 KB B tile by multicast, 30% fewer bytes from L2 per stage.
+using Config4 = Fp8GemmConfig<Shape<_128, _192, _128>, Shape<_2, _1, _1>,
+                              gemm::KernelTmaWarpSpecializedCooperative,
+                              epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false>;
+#else
+using Config5 = Fp8GemmConfig<Shape<_128, _128, _128>, Shape<_2, _1, _1>,
+                              gemm::KernelTmaWarpSpecializedCooperative,
+                              epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false>;
+using Config6 = Fp8GemmConfig<Shape<_128, _256, _128>, Shape<_2, _1, _1>,
+                              gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
+                              epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false>;
+using Config7 = Fp8GemmConfig<Shape<_128, _16, _256>, Shape<_1, _1, _1>,
+                              gemm::KernelTmaWarpSpecializedCooperative,
+                              epi::TmaWarpSpecializedCooperative, gemm::StreamKScheduler, true>;
+#endif
+
+template <class F>
+auto with_config(int config, F&& f) {
+  switch (config) {
+#if !defined(KL_FP8_GEMM_SWEEP)
+    case 1: return f(Config1{});
+    case 2: return f(Config2{});
+    case 3: return f(Config3{});
+    case 4: return f(Config4{});
+#else
+    case 5: return f(Config5{});
+    case 6: return f(Config6{});
+    case 7: return f(Config7{});
+#endif
+  }
+  throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) +
+                              " is not in this build (it holds " + std::to_string(kFirstConfig) +
+                              ".." + std::to_string(kLastConfig) + "; 5..7 need KL_FP8_GEMM_SWEEP)");
+}
+
+#endif  // CUTLASS_ARCH_MMA_SM90_SUPPORTED
+
+void check_sizes(int64_t m, int64_t n, int64_t k) {
+  constexpr int64_t kMaxInt = 2147483647;
+  if (m < 0 || n <= 0 || k <= 0 || m > kMaxInt || n > kMaxInt || k > kMaxInt) {
+    throw std::invalid_argument("fp8_gemm_cutlass: sizes must satisfy 0 <= m, 0 < n, k < 2^31; got m=" +
+                                std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k));
+  }
+  if (k % 16 != 0 || n % 8 != 0) {
+    throw std::invalid_argument("fp8_gemm_cutlass: k must be a multiple of 16 and n of 8 (16-byte rows "
+                                "for TMA), got n=" + std::to_string(n) + " k=" + std::to_string(k));
+  }
+}
+
+}  // namespace
+
+extern "C" int fp8_gemm_cutlass_num_configs() { return kNumConfigs; }
+
+extern "C" const char* fp8_gemm_cutlass_config_name(int config) {
+  return config >= 0 && config < kNumConfigs ? kConfigNames[config] : "unknown";
+}
+
+extern "C" int fp8_gemm_cutlass_pick(int64_t m, int64_t n, int64_t /*k*/) {
+  // M tokens <= 64: the weight's bytes decide the time (see the top); swap-AB, stream-K.
+  if (m <= 16) return 1;
+  if (m <= 64) return 2;
+  // Larger M: 128x192 tiles when they fill the GPU in whole waves, 128x128 + stream-K otherwise.
+  // A persistent grid runs ceil(tiles / SMs) waves; the last one is `fill` full. 4096 x 4096 on
+  // 132 SMs: 704 big tiles = 5.3 waves -> 4. M = 512, N = 4096: 88 big tiles, a third of the
+  // SMs idle -> 3 (128 tiles). From 4 waves on, a part-empty last wave costs at most ~1/4.
+  const int64_t sms = sm_count(current_device());
+  const int64_t tiles = kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 192);
+  const int64_t waves = kl_cdiv<int64_t>(tiles, sms);
+  const double fill = static_cast<double>(tiles) / static_cast<double>(waves * sms);
+  return (tiles >= sms && fill >= 0.8) || waves >= 4 ? 4 : 3;
+}
+
+extern "C" size_t fp8_gemm_cutlass_workspace_size(int64_t m, int64_t n, int64_t k, int config) {
+  check_sizes(m, n, k);
+  if (m == 0) return 0;
+#if defined(CUTLASS_ARCH_MMA_SM90_SUPPORTED)
+  const int device = current_device();
+  require_sm90(device);
+  Problem p{nullptr, nullptr, nullptr, nullptr, nullptr, static_cast<int>(m), static_cast<int>(n),
+            static_cast<int>(k), k, k, false, false};
+  return with_config(config, [&](auto c) { return decltype(c)::workspace_size(p, device); });
+#else
+  fail("built without sm_90 support (CUDA 12 or newer is needed)");
+#endif
+}
+
+extern "C" void fp8_gemm_cutlass_launch(const void* a, const void* b, const float* scale_a,
+                                        const float* scale_b, void* y, int64_t m, int64_t n,
+                                        int64_t k, int64_t lda, int64_t ldb, bool scale_a_per_row,
+                                        bool scale_b_per_row, int config, void* workspace,
+                                        size_t workspace_bytes, cudaStream_t stream) {
+  check_sizes(m, n, k);
+  if (lda < k || ldb < k || lda % 16 != 0 || ldb % 16 != 0) {
+    throw std::invalid_argument("fp8_gemm_cutlass: row strides must be multiples of 16 and >= k, got lda=" +
+                                std::to_string(lda) + " ldb=" + std::to_string(ldb));
+  }
+  if (m == 0) return;
+#if defined(CUTLASS_ARCH_MMA_SM90_SUPPORTED)
+  const int device = current_device();
+  require_sm90(device);
+  const Problem p{a, b, scale_a, scale_b, y, static_cast<int>(m), static_cast<int>(n),
+                  static_cast<int>(k), lda, ldb, scale_a_per_row, scale_b_per_row};
+  with_config(config, [&](auto c) {
+    decltype(c)::run(p, config, workspace, workspace_bytes, stream, device);
+    return 0;
+  });
+#else
+  fail("built without sm_90 support (CUDA 12 or newer is needed)");
+#endif
+}

@@ -1,0 +1,596 @@
+"""fp8_quantize and fp8_gemm four ways: eager, torch.compile, Triton, CUDA C++ / CUTLASS.
+
+Napkin math, H200 (measured roofs: 4.25 TB/s copy, 1,458 TFLOP/s fp8 with torch._scaled_mm).
+- Prefill, Llama-3 70B MLP up-projection, M = 8192 tokens, N = 28672, K = 8192: 2MNK = 3.85 TFLOP,
+  2.6 ms at the fp8 roof; the bytes (a 67 MB, b 235 MB, y 470 MB bf16) take 0.18 ms.
+  Compute-bound by 15×: the game is keeping the tensor cores fed (tiles, pipelining, L2 reuse).
+- Decode, M = 16, same layer: 7.5 GFLOP (5 µs at the roof), but the 235 MB weight takes 55 µs to
+  stream. Weight-bound by 11×: the game is streaming b at the copy roof from every SM.
+- The ridge point is 1458 / 4.25 = 343 FLOP/byte; an fp8 GEMM has ≈ 2M FLOP per weight byte, so
+  M ≈ 170 tokens divides the two regimes.
+Dequantizing to bf16 first (the eager rung) halves both: bf16 tensor cores run at half the fp8 rate
+(795 vs 1,458 TFLOP/s measured), and the bf16 copy of the weight is twice the bytes, written and
+read once more on every call.
+
+fp8_quantize (per token, x bf16 [M, K]): x read (2 B), q written (1 B), 3 bytes per element:
+M = 4096, K = 8192 moves 101 MB, 24 µs at the copy roof. Per tensor needs the global amax before
+the first element can be cast: x is read twice (5 bytes per element), unless it stays in L2.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from pathlib import Path
+
+import torch
+import triton
+import triton.language as tl
+
+from grading import env
+# fp8_gemm_scaled_mm: the library call a user makes instead (cuBLASLt's fp8 GEMM through
+# torch._scaled_mm, sm_89 or newer on a GPU), defined next to the spec, which times it as the
+# baseline; re-exported here beside the rungs.
+from grading.specs.fp8_gemm import (AMAX_MIN, E4M3, E4M3_MAX, check_fp8_gemm_inputs, check_fp8_quantize_inputs,
+                                    fp8_gemm_scaled_mm)
+
+REPO = Path(__file__).resolve().parent.parent
+
+__all__ = ["fp8_quantize_eager", "fp8_quantize_compiled", "fp8_quantize_triton", "fp8_quantize_cuda",
+           "fp8_gemm_eager", "fp8_gemm_compiled", "fp8_gemm_triton", "fp8_gemm_cuda", "fp8_gemm_scaled_mm",
+           "fp8_gemm_triton_v1", "fp8_gemm_triton_v2", "fp8_gemm_triton_v3", "fp8_gemm_triton_v4"]
+
+
+# --- rung 1: eager ------------------------------------------------------------------------------
+def _quantize_math(x: torch.Tensor, per_token: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    # Four kernels and an fp32 copy of x: convert (1), |x| and its max (2, 3), the divide, clamp
+    # and cast (4-6). 2 + 4 + 4 + 4 + 1 bytes per element where one kernel needs 3.
+    xf = x.float()
+    amax = xf.abs().amax(-1, keepdim=True) if per_token else xf.abs().amax().reshape(1)  # [M, 1] or [1]
+    scale = amax.clamp_min(AMAX_MIN) / E4M3_MAX
+    # e4m3 has no inf: a value past 448 would become NaN, so clamp before the cast.
+    q = (xf / scale).clamp(-E4M3_MAX, E4M3_MAX).to(E4M3)
+    return q, scale
+
+
+def _dequant_matmul(a, b, scale_a, scale_b, out_dtype):
+    # What a port to a GPU without fp8 kernels does: dequantize both operands to bf16, then a bf16
+    # matmul. The weight's bf16 copy (2 bytes per element, written then read again) is made on
+    # every call, and the matmul runs at the bf16 tensor-core rate, half of fp8's.
+    a16 = (a.to(torch.float32) * scale_a).to(out_dtype)  # [M, K]
+    b16 = (b.to(torch.float32) * scale_b).to(out_dtype)  # [N, K]
+    return a16 @ b16.T  # [M, N]
+
+
+def fp8_quantize_eager(x: torch.Tensor, per_token: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    check_fp8_quantize_inputs(x, per_token)
+    return _quantize_math(x, per_token)
+
+
+def fp8_gemm_eager(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor,
+                   out_dtype: torch.dtype = torch.bfloat16) -> torch.Tensor:
+    check_fp8_gemm_inputs(a, b, scale_a, scale_b, out_dtype)
+    return _dequant_matmul(a, b, scale_a, scale_b, out_dtype)
+
+
+
+# --- rung 2: torch.compile ----------------------------------------------------------------------
+# The quantizer compiles to one fused reduction kernel per row (per token) or a reduction then a
+# pointwise kernel (per tensor). The GEMM does not: Inductor fuses the two dequantizations into
+# one pointwise kernel each and then calls the bf16 matmul in cuBLAS (the "extern" mm); with
+# mode="max-autotune" it also tries its Triton mm templates, in bf16. Nothing in it feeds fp8 to
+# the tensor cores. M is marked dynamic, as in chapter 01: one graph for every token count.
+@torch.compile
+def _quantize_graph(x, per_token: bool):
+    return _quantize_math(x, per_token)
+
+
+@torch.compile
+def _dequant_matmul_graph(a, b, scale_a, scale_b, out_dtype):
+    return _dequant_matmul(a, b, scale_a, scale_b, out_dtype)
+
+
+def fp8_quantize_compiled(x: torch.Tensor, per_token: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    check_fp8_quantize_inputs(x, per_token)
+    torch._dynamo.maybe_mark_dynamic(x, 0)
+    return _quantize_graph(x, per_token)
+
+
+def fp8_gemm_compiled(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor,
+                      out_dtype: torch.dtype = torch.bfloat16) -> torch.Tensor:
+    check_fp8_gemm_inputs(a, b, scale_a, scale_b, out_dtype)
+    torch._dynamo.maybe_mark_dynamic(a, 0)
+    if scale_a.shape[0] > 1:
+        torch._dynamo.maybe_mark_dynamic(scale_a, 0)
+    return _dequant_matmul_graph(a, b, scale_a, scale_b, out_dtype)
+
+
+# --- rung 3: Triton, the quantizer --------------------------------------------------------------
+@triton.jit
+def _amax_kernel(
+    x_ptr,                 # x: [M, K] view, last dim contiguous
+    amax_ptr,              # [1] fp32, zeroed by the launcher: the global max |x|
+    n_rows, n_cols,        # M, K
+    x_row_stride,          # elements between rows
+    BLOCK_M: tl.constexpr,  # rows per program
+    BLOCK_N: tl.constexpr,  # columns per step
+):
+    rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)  # [BLOCK_M]
+    cols = tl.arange(0, BLOCK_N)
+    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_N):
+        c = start + cols
+        mask = (rows[:, None] < n_rows) & (c[None, :] < n_cols)
+        v = tl.load(x_ptr + rows[:, None] * x_row_stride + c[None, :], mask=mask, other=0.0)
+        acc = tl.maximum(acc, tl.abs(v.to(tl.float32)))
+    # One atomic per program; |x| >= 0, so a float max orders like the integers of its bits.
+    tl.atomic_max(amax_ptr, tl.max(tl.max(acc, axis=1), axis=0), sem="relaxed")
+
+
+@triton.jit
+def _quantize_kernel(
+    x_ptr,                  # x: [M, K] view, last dim contiguous (row stride x_row_stride)
+    q_ptr,                  # q: [M, K] contiguous, e4m3 (fp32 where the host casts, CPU mode)
+    scale_ptr,              # per token: [M] fp32 written here; per tensor: [1], written by program 0
+    amax_ptr,               # per tensor: [1] fp32 from _amax_kernel; unused per token
+    n_rows, n_cols,         # M, K
+    x_row_stride,
+    PER_TOKEN: tl.constexpr,
+    BLOCK_M: tl.constexpr,  # rows per program
+    BLOCK_N: tl.constexpr,  # the whole (padded) row when ONE_PASS, else a chunk of it
+    ONE_PASS: tl.constexpr,  # the row fits in registers: x is read from HBM once
+):
+    pid = tl.program_id(0)
+    rows = pid.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)  # [BLOCK_M], 64-bit offsets
+    row_mask = rows[:, None] < n_rows
+    cols = tl.arange(0, BLOCK_N)
+    x_rows = x_ptr + rows[:, None] * x_row_stride
+    q_rows = q_ptr + rows[:, None] * n_cols
+    if ONE_PASS:
+        mask = row_mask & (cols[None, :] < n_cols)
+        v = tl.load(x_rows + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+        if PER_TOKEN:
+            amax = tl.max(tl.abs(v), axis=1)  # [BLOCK_M]
+        else:
+            amax = tl.load(amax_ptr) + tl.zeros([BLOCK_M], dtype=tl.float32)
+        scale = tl.maximum(amax, 1e-12) / 448.0  # AMAX_MIN, E4M3_MAX
+        # Divide, not multiply by a reciprocal: one rounding before the e4m3 one. The clamp keeps
+        # a quotient that rounds past 448 from becoming NaN (e4m3 has no inf).
+        q = tl.clamp(v / scale[:, None], -448.0, 448.0)
+        tl.store(q_rows + cols[None, :], q.to(q_ptr.dtype.element_ty), mask=mask)
+    else:
+        if PER_TOKEN:
+            acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+            for start in range(0, n_cols, BLOCK_N):
+                c = start + cols
+                mask = row_mask & (c[None, :] < n_cols)
+                acc = tl.maximum(acc, tl.abs(tl.load(x_rows + c[None, :], mask=mask, other=0.0).to(tl.float32)))
+            amax = tl.max(acc, axis=1)
+        else:
+            amax = tl.load(amax_ptr) + tl.zeros([BLOCK_M], dtype=tl.float32)
+        scale = tl.maximum(amax, 1e-12) / 448.0
+        # Second pass over the row: mostly L2 hits while the rows in flight fit there.
+        for start in range(0, n_cols, BLOCK_N):
+            c = start + cols
+            mask = row_mask & (c[None, :] < n_cols)
+            v = tl.load(x_rows + c[None, :], mask=mask, other=0.0).to(tl.float32)
+            q = tl.clamp(v / scale[:, None], -448.0, 448.0)
+            tl.store(q_rows + c[None, :], q.to(q_ptr.dtype.element_ty), mask=mask)
+    if PER_TOKEN:
+        tl.store(scale_ptr + rows, scale, mask=rows < n_rows)
+    elif pid == 0:
+        tl.store(scale_ptr, tl.max(scale, axis=0))  # every entry of `scale` is the tensor's
+
+
+@triton.jit
+def _cast_e4m3_kernel(x_ptr, q_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(q_ptr + offs, tl.load(x_ptr + offs, mask=mask).to(q_ptr.dtype.element_ty), mask=mask)
+
+
+# Values whose rounding to e4m3 carries into the exponent (126.24 -> 128), just past a midpoint,
+# subnormal, at the top of the range.
+_CAST_PROBE = (126.24, 31.09, 136.00207, 1.0625001, -240.5, 0.0048, -3.3, 448.0)
+
+
+@functools.cache
+def _host_cast() -> bool:
+    """CPU mode only: whether Triton's interpreter rounds fp32 to e4m3 wrongly (Triton 3.9 drops
+    the carry when rounding overflows the mantissa, 126.24 -> 64). Then the quantizer writes the
+    clamped quotient in fp32 and torch rounds it: a copy to a dtype, no arithmetic of torch's."""
+    if not env.CPU_MODE:
+        return False
+    x = torch.tensor(_CAST_PROBE, dtype=torch.float32)
+    q = torch.empty(len(_CAST_PROBE), dtype=E4M3)
+    _cast_e4m3_kernel[(1,)](x, q, len(_CAST_PROBE), BLOCK=triton.next_power_of_2(len(_CAST_PROBE)))
+    return q.float().tolist() != x.to(E4M3).float().tolist()  # compared on the host: no torch math
+
+
+# Longest row quantized in one pass: 16K elements (32 KB of bf16), as chapter 01's norm.
+_ONE_PASS_COLS = 16384
+# Elements per program: 8 KB of bf16 in flight per tile with 8 warps (32 B per thread).
+_TILE = 4096
+
+
+def fp8_quantize_triton(x: torch.Tensor, per_token: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    check_fp8_quantize_inputs(x, per_token)
+    m, k = x.shape
+    host_cast = _host_cast()
+    q = torch.empty((m, k), dtype=torch.float32 if host_cast else E4M3, device=x.device)
+    scale = torch.empty((m, 1) if per_token else (1,), dtype=torch.float32, device=x.device)
+    if x.numel() == 0:
+        if not per_token:
+            scale.fill_(AMAX_MIN / E4M3_MAX)
+        return q.to(E4M3), scale
+    one_pass = k <= _ONE_PASS_COLS
+    block_n = triton.next_power_of_2(k) if one_pass else 4096
+    block_m = max(1, min(_TILE // block_n, 16)) if one_pass else 1
+    # One warp per KB of tile, 1 to 16 (K = 8192 bf16: 16 warps, 16 B of x per thread per load).
+    num_warps = min(16, max(1, triton.next_power_of_2(block_m * block_n * x.element_size() // 1024)))
+    amax = x  # unused per token
+    if not per_token:
+        amax = torch.zeros(1, dtype=torch.float32, device=x.device)
+        bm = max(1, min(_TILE // min(block_n, 4096), triton.next_power_of_2(m)))
+        _amax_kernel[(triton.cdiv(m, bm),)](x, amax, m, k, x.stride(0), BLOCK_M=bm,
+                                            BLOCK_N=min(block_n, 4096), num_warps=num_warps)
+    _quantize_kernel[(triton.cdiv(m, block_m),)](
+        x, q, scale, amax, m, k, x.stride(0), PER_TOKEN=per_token, BLOCK_M=block_m, BLOCK_N=block_n,
+        ONE_PASS=one_pass, num_warps=num_warps)
+    return (q.to(E4M3) if host_cast else q), scale
+
+
+# --- rung 3: Triton, the GEMM -------------------------------------------------------------------
+# Four numbered versions, each a step of the notebook, all kept importable for it and for
+# benchmarks/fp8_gemm_variants.py:
+#   v1  tiled tl.dot on e4m3, fp32 accumulation, scales in the epilogue, masked K tail
+#   v2  + grouped rasterization (GROUP_M): programs that run together share rows of a and b in L2
+#   v3  + persistent programs (one per SM, looping over tiles) and TMA tensor descriptors
+#   v4  split-K for small M: the weight is streamed by enough programs to fill the GPU
+# fp8_gemm_triton picks v4 for M <= 128 and v3 above (v2 where the Triton or GPU lacks TMA).
+#
+# Accumulation. Hopper's fp8 tensor cores add into an accumulator that keeps 13 mantissa bits and
+# truncates (so does Ada's): `acc = tl.dot(a, b, acc)` over K = 28672 drifts by percents. Every
+# version here promotes instead (PROMOTE): each BLOCK_K step's product starts from zero and is
+# added to the fp32 accumulator in the CUDA cores, as cuBLASLt does by default (CUTLASS and
+# DeepGEMM promote every 128 of K too). The fast variant is kept for the notebook's measurement.
+
+@triton.jit
+def _tile_acc(a_ptr, b_ptr, offs_m, offs_n, M, N, K, k_start, k_end,
+              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+              PROMOTE: tl.constexpr):
+    """sum over k in [k_start, k_end) of a[offs_m, k] · b[offs_n, k], fp32, [BLOCK_M, BLOCK_N]."""
+    offs_k = tl.arange(0, BLOCK_K)
+    # 64-bit row offsets: 8192 × 28672 e4m3 elements pass 2^31 bytes.
+    a_rows = a_ptr + offs_m.to(tl.int64)[:, None] * K  # [BLOCK_M, 1]
+    b_cols = b_ptr + offs_n.to(tl.int64)[None, :] * K  # [1, BLOCK_N]: b read as [BLOCK_K, BLOCK_N], K-major
+    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for k0 in range(k_start, k_end, BLOCK_K):
+        k = k0 + offs_k
+        # The K tail (K not a multiple of BLOCK_K) reads zeros, which add nothing.
+        a = tl.load(a_rows + k[None, :], mask=(offs_m[:, None] < M) & (k[None, :] < k_end), other=0.0)
+        b = tl.load(b_cols + k[:, None], mask=(offs_n[None, :] < N) & (k[:, None] < k_end), other=0.0)
+        if PROMOTE:
+            acc += tl.dot(a, b)  # a fresh product each step, added in fp32
+        else:
+            acc = tl.dot(a, b, acc)  # the tensor cores' own accumulator throughout
+    return acc
+
+
+@triton.jit
+def _apply_scales(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A: tl.constexpr, ROW_B: tl.constexpr):
+    """The epilogue: acc[i, j] · scale_a[i or 0] · scale_b[j or 0], in fp32."""
+    if ROW_A:
+        sa = tl.load(sa_ptr + offs_m, mask=offs_m < M, other=0.0)[:, None]  # [BLOCK_M, 1]
+    else:
+        sa = tl.load(sa_ptr)
+    if ROW_B:
+        sb = tl.load(sb_ptr + offs_n, mask=offs_n < N, other=0.0)[None, :]  # [1, BLOCK_N]
+    else:
+        sb = tl.load(sb_ptr)
+    return acc * sa * sb
+
+
+@triton.jit
+def _grouped_tile(tile, num_pid_m, num_pid_n, GROUP_M: tl.constexpr):
+    """Tile index -> (pid_m, pid_n), GROUP_M rows of tiles at a time, column by column inside a
+    group: GROUP_M × num_pid_n consecutive tiles reuse GROUP_M row-blocks of a and each column
+    block of b GROUP_M times while it is in L2."""
+    group = GROUP_M * num_pid_n
+    first_m = (tile // group) * GROUP_M
+    rows = tl.minimum(num_pid_m - first_m, GROUP_M)
+    pid_m = first_m + (tile % group) % rows
+    pid_n = (tile % group) // rows
+    return pid_m, pid_n
+
+
+@triton.jit
+def _store_tile(y_ptr, acc, offs_m, offs_n, M, N):
+    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    tl.store(y_ptr + offs_m.to(tl.int64)[:, None] * N + offs_n[None, :], acc.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def _fp8_gemm_v1_kernel(
+    a_ptr, b_ptr, y_ptr,    # a [M, K], b [N, K] e4m3 contiguous; y [M, N] contiguous
+    sa_ptr, sb_ptr,         # fp32 scales: [M] or [1], [N] or [1]
+    M, N, K,
+    ROW_A: tl.constexpr, ROW_B: tl.constexpr,  # per-row scales (else one per tensor)
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    PROMOTE: tl.constexpr,
+):
+    # A 2-D grid in launch order: program (i, j) computes tile (i, j), i fastest. Programs running
+    # together cover a column of tiles: each reads its own block of b, so b crosses HBM about
+    # once per row of tiles... unless L2 holds it.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = _tile_acc(a_ptr, b_ptr, offs_m, offs_n, M, N, K, 0, K, BLOCK_M, BLOCK_N, BLOCK_K, PROMOTE)
+    acc = _apply_scales(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
+    _store_tile(y_ptr, acc, offs_m, offs_n, M, N)
+
+
+@triton.jit
+def _fp8_gemm_v2_kernel(
+    a_ptr, b_ptr, y_ptr, sa_ptr, sb_ptr, M, N, K,
+    ROW_A: tl.constexpr, ROW_B: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,  # rows of tiles per group (8: 8 blocks of a in L2 at once)
+    PROMOTE: tl.constexpr,
+):
+    # A 1-D grid: the tile order is ours to choose.
+    pid_m, pid_n = _grouped_tile(tl.program_id(0), tl.cdiv(M, BLOCK_M), tl.cdiv(N, BLOCK_N), GROUP_M)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = _tile_acc(a_ptr, b_ptr, offs_m, offs_n, M, N, K, 0, K, BLOCK_M, BLOCK_N, BLOCK_K, PROMOTE)
+    acc = _apply_scales(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
+    _store_tile(y_ptr, acc, offs_m, offs_n, M, N)
+
+
+@triton.jit
+def _fp8_gemm_v3_kernel(
+    a_ptr, b_ptr, y_ptr, sa_ptr, sb_ptr, M, N, K,
+    ROW_A: tl.constexpr, ROW_B: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    NUM_PROGRAMS: tl.constexpr,  # the grid: one program per SM, each looping over tiles
+    PROMOTE: tl.constexpr,
+    FLATTEN: tl.constexpr,  # let the compiler merge the tile and K loops (overlaps epilogue and loads)
+):
+    # TMA: the copy engine moves whole [BLOCK, BLOCK_K] boxes from global to shared memory,
+    # computing addresses and zero-filling past the tensor's edge (M rows, the K tail) itself;
+    # no per-thread address math or masks. Device-side descriptors need a scratch allocator
+    # (triton.set_allocator, set by the launcher).
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BLOCK_N, BLOCK_K])
+    y_desc = tl.make_tensor_descriptor(y_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    # Persistent: launch and prologue costs are paid once per SM, not once per tile, and the next
+    # tile's loads can start while this one's epilogue runs.
+    for tile in tl.range(tl.program_id(0), num_pid_m * num_pid_n, NUM_PROGRAMS, flatten=FLATTEN):
+        pid_m, pid_n = _grouped_tile(tile, num_pid_m, num_pid_n, GROUP_M)
+        acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+        for ki in range(k_tiles):
+            a = a_desc.load([pid_m * BLOCK_M, ki * BLOCK_K])  # [BLOCK_M, BLOCK_K]
+            b = b_desc.load([pid_n * BLOCK_N, ki * BLOCK_K])  # [BLOCK_N, BLOCK_K]
+            if PROMOTE:
+                acc += tl.dot(a, b.T)
+            else:
+                acc = tl.dot(a, b.T, acc)
+        offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        acc = _apply_scales(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
+        y_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(y_ptr.dtype.element_ty))  # rows past M are clipped
+
+
+@triton.jit
+def _fp8_gemm_v4_kernel(
+    a_ptr, b_ptr, y_ptr,    # y: [M, N] output (SPLIT_K == 1) or fp32 workspace, zeroed (SPLIT_K > 1)
+    sa_ptr, sb_ptr, M, N, K,
+    k_per_split,            # a multiple of BLOCK_K; program z takes K range [z·k_per_split, +k_per_split)
+    ROW_A: tl.constexpr, ROW_B: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    SPLIT_K: tl.constexpr,
+    PROMOTE: tl.constexpr,
+):
+    # Grid (N tiles, M tiles, SPLIT_K), N fastest: the programs running at once read different
+    # slices of the weight, each once. The tile of a (M <= 128 rows) is small and stays in L2.
+    pid_n = tl.program_id(0)
+    pid_m = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    k_start = pid_k * k_per_split
+    k_end = tl.minimum(k_start + k_per_split, K)
+    acc = _tile_acc(a_ptr, b_ptr, offs_m, offs_n, M, N, K, k_start, k_end, BLOCK_M, BLOCK_N, BLOCK_K, PROMOTE)
+    # Scaling is linear: each partial sum can be scaled before it is added.
+    acc = _apply_scales(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
+    if SPLIT_K == 1:
+        _store_tile(y_ptr, acc, offs_m, offs_n, M, N)
+    else:
+        mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+        tl.atomic_add(y_ptr + offs_m.to(tl.int64)[:, None] * N + offs_n[None, :], acc, mask=mask, sem="relaxed")
+
+
+@triton.jit
+def _convert_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    # Split-K's last step: the fp32 sums to the output dtype (M·N·6 bytes: noise next to b).
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=mask).to(dst_ptr.dtype.element_ty), mask=mask)
+
+
+@dataclasses.dataclass(frozen=True)
+class GemmConfig:
+    """One launch configuration; `variant` is the kernel version (1-4)."""
+
+    variant: int
+    block_m: int
+    block_n: int
+    block_k: int
+    num_warps: int
+    num_stages: int
+    group_m: int = 8
+    split_k: int = 0  # v4: 0 = chosen from the shape (see _split_k)
+    promote: bool = True
+    flatten: bool = False
+
+    def describe(self) -> str:
+        s = f"v{self.variant} {self.block_m}x{self.block_n}x{self.block_k} w{self.num_warps} s{self.num_stages}"
+        if self.variant in (2, 3):
+            s += f" g{self.group_m}"
+        if self.variant == 4 and self.split_k:
+            s += f" split{self.split_k}"
+        if self.flatten:
+            s += " flat"
+        return s + ("" if self.promote else " fast-acc")
+
+
+@functools.cache
+def _num_sms(device_index: int | None) -> int:
+    if not torch.cuda.is_available():
+        return 4  # CPU mode: the interpreter runs programs one by one; few of them
+    return torch.cuda.get_device_properties(device_index).multi_processor_count
+
+
+@functools.cache
+def has_tma(device_index: int | None = None) -> bool:
+    """Device-side TMA descriptors: the Triton API (3.4+) and a Hopper-or-newer GPU; the
+    interpreter emulates them in CPU mode."""
+    if not hasattr(tl, "make_tensor_descriptor") or not hasattr(triton, "set_allocator"):
+        return False
+    return env.CPU_MODE or torch.cuda.get_device_capability(device_index) >= (9, 0)
+
+
+def _tma_scratch(size: int, alignment: int, stream) -> torch.Tensor:
+    # Where device-side descriptors live (128 bytes each per program).
+    return torch.empty(size, dtype=torch.int8, device=env.DEVICE)
+
+
+# The configuration table, by M: a small heuristic instead of @triton.autotune, which would time
+# every candidate at each new shape in the caller's process (seconds) and cannot run in the
+# interpreter. benchmarks/fp8_gemm_variants.py times the candidates on a GPU; these are the
+# choices it supports, rerun it on a new GPU. Tiles are 128 wide where M allows: a wgmma
+# instruction covers 64 rows per warpgroup, and 128 × 128 fp32 accumulators plus the promoted
+# partial sums fit two warpgroups' registers (8 warps: 64 + 64 per thread, no spills).
+SMALL_M = 128  # at and below: v4 (weight-bound); above: v3
+
+
+def pick_config(m: int, n: int, k: int) -> GemmConfig:
+    if m <= 16:
+        return GemmConfig(4, 16, 64, 256, num_warps=4, num_stages=4)
+    if m <= 32:
+        return GemmConfig(4, 32, 64, 256, num_warps=4, num_stages=4)
+    if m <= 64:
+        return GemmConfig(4, 64, 64, 128, num_warps=4, num_stages=5)
+    if m <= SMALL_M:
+        return GemmConfig(4, 64, 128, 128, num_warps=4, num_stages=4)
+    return GemmConfig(3, 128, 128, 128, num_warps=8, num_stages=4, group_m=8)
+
+
+def _split_k(cfg: GemmConfig, m: int, n: int, k: int, sms: int) -> int:
+    """Enough K slices that tiles × slices ≈ 4 programs per SM, each slice at least 2 K steps."""
+    if cfg.split_k:
+        return cfg.split_k
+    tiles = triton.cdiv(m, cfg.block_m) * triton.cdiv(n, cfg.block_n)
+    want = max(1, (4 * sms) // tiles)
+    most = max(1, k // (2 * cfg.block_k))
+    return min(triton.next_power_of_2(want), most)
+
+
+def _launch(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig) -> torch.Tensor:
+    m, k = a.shape
+    n = b.shape[0]
+    y = torch.empty((m, n), dtype=out_dtype, device=a.device)
+    if m == 0:
+        return y
+    # A [1, 1] scale (M = 1) is a per-tensor one as far as the kernel can tell.
+    row_a, row_b = scale_a.numel() > 1, scale_b.numel() > 1
+    common = dict(ROW_A=row_a, ROW_B=row_b, BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n, BLOCK_K=cfg.block_k,
+                  PROMOTE=cfg.promote, num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+    grid_m, grid_n = triton.cdiv(m, cfg.block_m), triton.cdiv(n, cfg.block_n)
+    if cfg.variant == 1:
+        _fp8_gemm_v1_kernel[(grid_m, grid_n)](a, b, y, scale_a, scale_b, m, n, k, **common)
+    elif cfg.variant == 2:
+        _fp8_gemm_v2_kernel[(grid_m * grid_n,)](a, b, y, scale_a, scale_b, m, n, k, GROUP_M=cfg.group_m, **common)
+    elif cfg.variant == 3:
+        triton.set_allocator(_tma_scratch)
+        programs = min(_num_sms(a.device.index), grid_m * grid_n)
+        _fp8_gemm_v3_kernel[(programs,)](a, b, y, scale_a, scale_b, m, n, k, GROUP_M=cfg.group_m,
+                                         NUM_PROGRAMS=programs, FLATTEN=cfg.flatten, **common)
+    else:
+        split = _split_k(cfg, m, n, k, _num_sms(a.device.index))
+        k_per_split = triton.cdiv(triton.cdiv(k, split), cfg.block_k) * cfg.block_k
+        split = triton.cdiv(k, k_per_split)
+        out = y if split == 1 else torch.zeros((m, n), dtype=torch.float32, device=a.device)
+        _fp8_gemm_v4_kernel[(grid_n, grid_m, split)](a, b, out, scale_a, scale_b, m, n, k, k_per_split,
+                                                     SPLIT_K=split, **common)
+        if split > 1:
+            block = 1024
+            _convert_kernel[(triton.cdiv(m * n, block),)](out, y, m * n, BLOCK=block)
+    return y
+
+
+def _variant(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig | None, default) -> torch.Tensor:
+    check_fp8_gemm_inputs(a, b, scale_a, scale_b, out_dtype)
+    cfg = cfg or default(a.shape[0], b.shape[0], a.shape[1])
+    if cfg.variant == 3 and not has_tma(a.device.index if a.is_cuda else None):
+        cfg = dataclasses.replace(cfg, variant=2)
+    return _launch(a, b, scale_a, scale_b, out_dtype, cfg)
+
+
+# Each version with its own default configuration (the same 128 × 128 × 128 tile for v1-v3, so
+# that their differences are the step itself); `config` overrides it (the variants sweep).
+def fp8_gemm_triton_v1(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, config: GemmConfig | None = None):
+    return _variant(a, b, scale_a, scale_b, out_dtype, config, lambda m, n, k: GemmConfig(1, 128, 128, 128, 8, 4))
+
+
+def fp8_gemm_triton_v2(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, config: GemmConfig | None = None):
+    return _variant(a, b, scale_a, scale_b, out_dtype, config, lambda m, n, k: GemmConfig(2, 128, 128, 128, 8, 4))
+
+
+def fp8_gemm_triton_v3(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, config: GemmConfig | None = None):
+    return _variant(a, b, scale_a, scale_b, out_dtype, config, lambda m, n, k: GemmConfig(3, 128, 128, 128, 8, 4))
+
+
+def fp8_gemm_triton_v4(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, config: GemmConfig | None = None):
+    return _variant(a, b, scale_a, scale_b, out_dtype, config, lambda m, n, k: pick_config(min(m, SMALL_M), n, k))
+
+
+def fp8_gemm_triton(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor,
+                    out_dtype: torch.dtype = torch.bfloat16) -> torch.Tensor:
+    return _variant(a, b, scale_a, scale_b, out_dtype, None, pick_config)
+
+
+# --- rung 4: CUDA C++ (the quantizer) and CUTLASS (the GEMM) --------------------------------------
+@functools.cache
+def _quant_ops():
+    from grading.cuda import load_kernel
+    return load_kernel("fp8_quant", REPO / "csrc" / "fp8_quant.cu", fake={
+        "fp8_quantize": lambda x, per_token: (
+            x.new_empty(x.shape, dtype=E4M3),
+            x.new_empty((x.shape[0], 1) if per_token else (1,), dtype=torch.float32)),
+    })
+
+
+def fp8_quantize_cuda(x: torch.Tensor, per_token: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    check_fp8_quantize_inputs(x, per_token)
+    return tuple(_quant_ops().fp8_quantize(x, per_token))
+
+
+@functools.cache
+def _gemm_ops():
+    from grading.cuda import load_kernel
+    return load_kernel("fp8_gemm_cutlass", REPO / "csrc" / "fp8_gemm_cutlass.cu", cutlass=True, fake={
+        "fp8_gemm": lambda a, b, scale_a, scale_b: a.new_empty((a.shape[0], b.shape[0]), dtype=torch.bfloat16),
+    })
+
+
+def fp8_gemm_cuda(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor,
+                  out_dtype: torch.dtype = torch.bfloat16) -> torch.Tensor:
+    check_fp8_gemm_inputs(a, b, scale_a, scale_b, out_dtype)
+    if out_dtype != torch.bfloat16:
+        raise TypeError(f"out_dtype: the CUTLASS rung writes bfloat16 only, got {out_dtype}")
+    return _gemm_ops().fp8_gemm(a, b, scale_a, scale_b)

@@ -1,0 +1,305 @@
+"""paged_decode four ways: eager, torch.compile (and FlexAttention), Triton, CUDA C++.
+
+Napkin math (Llama-3 8B decode, 32 query / 8 kv heads, D = 128, bf16, 64 sequences of 4096
+tokens): K and V rows, 64 · 4096 · 8 · 128 · 2 B · 2 = 1.07 GB, read once; q and out are 1 MB.
+At the H200's measured 4.27 TB/s copy roof that is 252 µs. The 4.3 GFLOP (q·k and p·v for 32
+query heads) would take 6 µs on the tensor cores: 4 FLOP/byte, memory-bound by 40×. Everything
+here is about reading each K/V byte once, at full speed:
+- eager gathers the pages into a contiguous copy first: the KV bytes cross HBM three times (read,
+  written, read again) and every sequence is padded to the longest;
+- a grouped-query kernel that gave every query head its own program would read each kv head 4×
+  (Hq / Hkv); the Triton and CUDA rungs give all query heads of a group to the program that loads
+  their kv head;
+- one program per (sequence, kv head) is 8 programs for one sequence, on a GPU with 132 SMs:
+  flash-decoding splits the sequence across programs and merges their partial softmaxes.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+import triton
+import triton.language as tl
+
+from grading import env
+from grading.specs.paged_decode import check_paged_decode_inputs, default_scale
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+# --- rung 1: eager ------------------------------------------------------------------------------
+def _gather_attend(q, k_cache, v_cache, block_table, seq_lens, scale: float):
+    # What a server without a paged kernel does: copy each sequence's pages into one contiguous
+    # cache, then call the library attention. The copy reads every page the tables name and writes
+    # it again ([B, max_pages · S] per kv head: padded to the table width, since the longest
+    # sequence is unknown without a device-to-host sync), and SDPA reads the copy: 3× the bytes.
+    b, _, d = q.shape
+    s, hkv = k_cache.shape[1], k_cache.shape[2]
+    width = block_table.shape[1]
+    pages = block_table.long()
+    k = k_cache[pages].view(b, width * s, hkv, d).transpose(1, 2)  # [B, Hkv, L_pad, D]
+    v = v_cache[pages].view(b, width * s, hkv, d).transpose(1, 2)
+    # Ragged lengths: the slots past each sequence's length hold garbage; mask them out.
+    valid = torch.arange(width * s, device=q.device) < seq_lens[:, None]  # [B, L_pad]
+    out = F.scaled_dot_product_attention(q[:, :, None, :], k, v, attn_mask=valid[:, None, None, :],
+                                         scale=scale, enable_gqa=True)  # [B, Hq, 1, D]
+    return out[:, :, 0]
+
+
+def paged_decode_eager(q, k_cache, v_cache, block_table, seq_lens, scale=None):
+    check_paged_decode_inputs(q, k_cache, v_cache, block_table, seq_lens, scale)
+    return _gather_attend(q, k_cache, v_cache, block_table, seq_lens, default_scale(q.shape[-1], scale))
+
+
+# --- rung 2: torch.compile, and FlexAttention ---------------------------------------------------
+# The gather path compiled: Inductor turns the two index copies and the mask into generated
+# kernels and calls an SDPA kernel for the attention; the bytes are still moved three times.
+# The batch and the table width change at every decode step: marked dynamic, one graph serves them.
+_gather_attend_graph = torch.compile(_gather_attend)
+
+
+def paged_decode_compiled(q, k_cache, v_cache, block_table, seq_lens, scale=None):
+    check_paged_decode_inputs(q, k_cache, v_cache, block_table, seq_lens, scale)
+    for t in (q, block_table, seq_lens):
+        torch._dynamo.maybe_mark_dynamic(t, 0)
+    torch._dynamo.maybe_mark_dynamic(block_table, 1)
+    return _gather_attend_graph(q, k_cache, v_cache, block_table, seq_lens, default_scale(q.shape[-1], scale))
+
+
+def _flex_attend(q, k_cache, v_cache, block_table, seq_lens, scale: float):
+    # FlexAttention reads the cache in place: the whole pool is one "sequence" of P · S tokens,
+    # [1, Hkv, P · S, D], shared by every query (batch 1 broadcasts), and the page table becomes
+    # a block mask with one block per page. Sequence b visits the blocks block_table[b, :n_b]:
+    # all but the last are full (no mask evaluated), the last is partial and its mask_mod keeps
+    # the slots below the sequence's length.
+    from torch.nn.attention.flex_attention import BlockMask, flex_attention
+    b, hq, d = q.shape
+    p, s, hkv = k_cache.shape[0], k_cache.shape[1], k_cache.shape[2]
+    k = k_cache.reshape(1, p * s, hkv, d).transpose(1, 2)  # [1, Hkv, P·S, D]
+    v = v_cache.reshape(1, p * s, hkv, d).transpose(1, 2)
+    n_pages = (seq_lens + (s - 1)) // s  # [B]
+    last_page = block_table.gather(1, (n_pages - 1).long()[:, None]).view(b, 1, 1, 1)  # [B, 1, 1, 1]
+    last_len = seq_lens - (n_pages - 1) * s  # tokens in each sequence's last page
+
+    def in_last_page(batch, head, q_idx, kv_idx):
+        return kv_idx % s < last_len[batch]
+
+    # The mask's index lists span the pool (P blocks), as the KV length does: [B, 1, 1, P].
+    full_blocks = F.pad(block_table, (0, p - block_table.shape[1])).view(b, 1, 1, p)
+    last_block = F.pad(last_page.view(b, 1), (0, p - 1)).view(b, 1, 1, p).to(torch.int32)
+    mask = BlockMask.from_kv_blocks(
+        torch.ones(b, 1, 1, dtype=torch.int32, device=q.device), last_block,
+        (n_pages - 1).view(b, 1, 1).to(torch.int32), full_blocks,
+        BLOCK_SIZE=(128, s), mask_mod=in_last_page, seq_lengths=(1, p * s), compute_q_blocks=False)
+    out = flex_attention(q[:, :, None, :], k, v, block_mask=mask, scale=scale, enable_gqa=True)
+    return out[:, :, 0]  # [B, Hq, D]
+
+
+_flex_attend_graph = torch.compile(_flex_attend)
+
+
+def paged_decode_flex(q, k_cache, v_cache, block_table, seq_lens, scale=None):
+    """FlexAttention driven by the page table: where the compiler's own attention kernel stands."""
+    check_paged_decode_inputs(q, k_cache, v_cache, block_table, seq_lens, scale)
+    if q.shape[0] == 0:
+        return torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    return _flex_attend_graph(q, k_cache, v_cache, block_table, seq_lens, default_scale(q.shape[-1], scale))
+
+
+# --- rung 3: Triton, flash-decoding -------------------------------------------------------------
+# One program per (sequence, kv head, split). It loads the query heads of its group once, then
+# walks its share of the sequence BLOCK_N tokens at a time: look the pages up in the block table,
+# load the K tile [BLOCK_N, D] (each token's row for this kv head is D contiguous elements,
+# 256 B at D = 128 bf16), scores for the whole group with one tl.dot, online softmax in fp32,
+# then the V tile and a second tl.dot. Every K/V byte is read by exactly one program.
+@triton.jit
+def _paged_decode_split_kernel(
+    q_ptr,                      # [B, Hq, D], last dim contiguous
+    k_ptr, v_ptr,               # [P, S, Hkv, D] pages, last dim contiguous
+    bt_ptr, lens_ptr,           # block_table [B, max_pages] int32, seq_lens [B] int32
+    out_ptr,                    # [B, Hq, D] contiguous: the answer when there is one split
+    part_o_ptr, part_lse_ptr,   # [B, Hq, num_splits, D] fp32 and [B, Hq, num_splits] fp32: per split
+    qk_scale,                   # scale · log2(e): scores in base 2, so exp2 is one instruction
+    stride_qb, stride_qh,
+    stride_kp, stride_ks, stride_kh,
+    stride_vp, stride_vs, stride_vh,
+    stride_bt,                  # block_table's row stride
+    num_splits,                 # programs per (sequence, kv head)
+    GROUP: tl.constexpr,        # query heads per kv head, Hq / Hkv
+    GROUP_PAD: tl.constexpr,    # GROUP padded to >= 16 rows: the smallest tl.dot tile
+    HEAD_DIM: tl.constexpr,     # D
+    PAGE: tl.constexpr,         # S, tokens per page
+    BLOCK_N: tl.constexpr,      # tokens per iteration: a multiple of PAGE or a divisor of it
+    ONE_SPLIT: tl.constexpr,    # num_splits == 1: normalize and store the answer directly
+    DOT_PRECISION: tl.constexpr,  # "ieee" for fp32 inputs (no tf32 rounding), else "tf32" (unused)
+):
+    split = tl.program_id(0)
+    kvh = tl.program_id(1)
+    b = tl.program_id(2).to(tl.int64)  # 64-bit: b · stride reaches past 2^31 at large batches
+    seq_len = tl.load(lens_ptr + b)
+    # This split's share: whole tiles, so only the sequence's last tile is partial.
+    tiles_per_split = tl.cdiv(tl.cdiv(seq_len, BLOCK_N), num_splits)
+    start = split * tiles_per_split * BLOCK_N
+    end = tl.minimum(start + tiles_per_split * BLOCK_N, seq_len)
+
+    rows = tl.arange(0, GROUP_PAD)  # [GROUP_PAD]: query head kvh · GROUP + row
+    heads = kvh * GROUP + rows
+    row_ok = rows < GROUP
+    dims = tl.arange(0, HEAD_DIM)
+    q = tl.load(q_ptr + b * stride_qb + heads[:, None] * stride_qh + dims[None, :],
+                mask=row_ok[:, None], other=0.0)  # [GROUP_PAD, D], padded rows 0
+
+    m_i = tl.full([GROUP_PAD], float("-inf"), tl.float32)  # running max (base-2 scores)
+    l_i = tl.zeros([GROUP_PAD], tl.float32)                # running sum of 2^(score - max)
+    acc = tl.zeros([GROUP_PAD, HEAD_DIM], tl.float32)      # running sum of weights · v
+    offs = tl.arange(0, BLOCK_N)
+    for tile in range(start, end, BLOCK_N):
+        t = tile + offs  # [BLOCK_N] token positions
+        t_ok = t < end
+        page = tl.load(bt_ptr + b * stride_bt + t // PAGE, mask=t_ok, other=0).to(tl.int64)
+        slot = t % PAGE
+        k_rows = page * stride_kp + slot * stride_ks + kvh * stride_kh  # [BLOCK_N]
+        k = tl.load(k_ptr + k_rows[:, None] + dims[None, :], mask=t_ok[:, None], other=0.0)  # [BLOCK_N, D]
+        scores = tl.dot(q, tl.trans(k), input_precision=DOT_PRECISION) * qk_scale  # [GROUP_PAD, BLOCK_N] fp32
+        scores = tl.where(t_ok[None, :], scores, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(scores, 1))
+        alpha = tl.exp2(m_i - m_new)  # rescales what was accumulated under the old max (0 at first)
+        p = tl.exp2(scores - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v_rows = page * stride_vp + slot * stride_vs + kvh * stride_vh
+        v = tl.load(v_ptr + v_rows[:, None] + dims[None, :], mask=t_ok[:, None], other=0.0)  # [BLOCK_N, D]
+        # p in v's dtype for the tensor cores: one rounding per weight (2^-9 relative in bf16).
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=DOT_PRECISION)
+        m_i = m_new
+
+    if ONE_SPLIT:
+        o = acc / l_i[:, None]
+        tl.store(out_ptr + (b * (tl.num_programs(1) * GROUP) + heads[:, None]) * HEAD_DIM + dims[None, :],
+                 o.to(out_ptr.dtype.element_ty), mask=row_ok[:, None])
+    else:
+        # A split with no tokens (a short sequence in a batch sized for a long one) stores weight 0:
+        # lse = -inf, o = 0.
+        o = acc / tl.where(l_i > 0, l_i, 1.0)[:, None]
+        lse = m_i + tl.log2(tl.where(l_i > 0, l_i, 1.0))
+        part = (b * (tl.num_programs(1) * GROUP) + heads) * num_splits + split  # [GROUP_PAD]
+        tl.store(part_lse_ptr + part, lse, mask=row_ok)
+        tl.store(part_o_ptr + part[:, None] * HEAD_DIM + dims[None, :], o, mask=row_ok[:, None])
+
+
+# The splits of one query head, merged: out = Σ_s 2^(lse_s - M) · o_s / Σ_s 2^(lse_s - M), M the
+# largest lse. The partial results are [B, Hq, num_splits, D] fp32: at 1 × 32768 tokens with 64
+# splits, 1 MB written and read against 134 MB of KV.
+@triton.jit
+def _paged_decode_merge_kernel(
+    part_o_ptr, part_lse_ptr,  # [B · Hq, num_splits, D] and [B · Hq, num_splits], fp32
+    out_ptr,                   # [B · Hq, D] contiguous
+    num_splits,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_S: tl.constexpr,     # num_splits padded to a power of two
+):
+    row = tl.program_id(0).to(tl.int64)
+    sp = tl.arange(0, BLOCK_S)
+    ok = sp < num_splits
+    dims = tl.arange(0, HEAD_DIM)
+    lse = tl.load(part_lse_ptr + row * num_splits + sp, mask=ok, other=float("-inf"))
+    w = tl.exp2(lse - tl.max(lse, 0))  # [BLOCK_S]; empty splits weigh 0
+    o = tl.load(part_o_ptr + (row * num_splits + sp[:, None]) * HEAD_DIM + dims[None, :], mask=ok[:, None], other=0.0)
+    out = tl.sum(w[:, None] * o, 0) / tl.sum(w, 0)
+    tl.store(out_ptr + row * HEAD_DIM + dims, out.to(out_ptr.dtype.element_ty))
+
+
+# Split heuristic. Programs wanted in flight: _WAVES per SM (a program is 4 warps; at ~4 resident
+# per SM that is about one full wave, so no SM idles while another finishes a second round).
+# A split reads at least _MIN_SPLIT_TOKENS tokens: below that the q load, the partial-result
+# store and the merge cost more than the split saves. The longest possible sequence is the table
+# width times the page size: read from shapes, never from seq_lens (that would be a sync).
+_WAVES = 4
+_MIN_SPLIT_TOKENS = 256
+# CPU mode: the interpreter runs programs one at a time, and the correctness cases are tiny.
+# Pretend 4 SMs and short splits, so the cases exercise the split and merge path.
+_CPU_SMS = 4
+_CPU_MIN_SPLIT_TOKENS = 16
+
+
+@functools.cache
+def _num_sms(device_index: int | None) -> int:
+    if env.CPU_MODE:
+        return _CPU_SMS
+    return torch.cuda.get_device_properties(device_index).multi_processor_count
+
+
+def num_splits_for(batch: int, kv_heads: int, max_tokens: int, sms: int, block_n: int,
+                   min_tokens: int | None = None) -> int:
+    """Programs per (sequence, kv head): enough that batch · kv_heads · splits fills the GPU,
+    never so many that a split gets fewer than `min_tokens` tokens (_MIN_SPLIT_TOKENS) or one tile.
+    H200 (132 SMs), 8 kv heads: 1 × 4096 → 16 splits, 1 × 32768 → 66, 16 × 4096 → 5, 64 × 4096 → 2,
+    256 × 2048 → 1."""
+    if min_tokens is None:
+        min_tokens = _CPU_MIN_SPLIT_TOKENS if env.CPU_MODE else _MIN_SPLIT_TOKENS
+    want = triton.cdiv(_WAVES * sms, max(1, batch * kv_heads))
+    most = triton.cdiv(max_tokens, max(min_tokens, block_n))
+    return max(1, min(want, most))
+
+
+def _block_n(page: int, head_dim: int) -> int:
+    # 32 KB of K and V per iteration at D = 128 bf16 (64 tokens × 256 B × 2): several pages of 16,
+    # one page of 64; twice the tokens at D = 64. CPU mode: 16, fewer wasted lanes in the interpreter.
+    if env.CPU_MODE:
+        return 16
+    return 64 * 128 // head_dim
+
+
+def _triton_launch(q, k_cache, v_cache, block_table, seq_lens, scale, *, block_n=None, num_splits=None,
+                   num_warps=4, num_stages=2):
+    b, hq, d = q.shape
+    s, hkv = k_cache.shape[1], k_cache.shape[2]
+    group = hq // hkv
+    out = torch.empty((b, hq, d), dtype=q.dtype, device=q.device)
+    if b == 0:
+        return out
+    block_n = block_n or _block_n(s, d)
+    splits = num_splits or num_splits_for(b, hkv, block_table.shape[1] * s, _num_sms(q.device.index), block_n)
+    one = splits == 1
+    part_o = out if one else torch.empty((b, hq, splits, d), dtype=torch.float32, device=q.device)
+    part_lse = out if one else torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
+    _paged_decode_split_kernel[(splits, hkv, b)](
+        q, k_cache, v_cache, block_table, seq_lens, out, part_o, part_lse,
+        scale * math.log2(math.e),
+        q.stride(0), q.stride(1),
+        k_cache.stride(0), k_cache.stride(1), k_cache.stride(2),
+        v_cache.stride(0), v_cache.stride(1), v_cache.stride(2),
+        block_table.stride(0), splits,
+        GROUP=group, GROUP_PAD=max(16, triton.next_power_of_2(group)), HEAD_DIM=d, PAGE=s, BLOCK_N=block_n,
+        ONE_SPLIT=one, DOT_PRECISION="ieee" if q.dtype == torch.float32 else "tf32",
+        num_warps=num_warps, num_stages=num_stages)
+    if not one:
+        _paged_decode_merge_kernel[(b * hq,)](part_o, part_lse, out, splits, HEAD_DIM=d,
+                                              BLOCK_S=triton.next_power_of_2(splits), num_warps=4)
+    return out
+
+
+def paged_decode_triton(q, k_cache, v_cache, block_table, seq_lens, scale=None):
+    check_paged_decode_inputs(q, k_cache, v_cache, block_table, seq_lens, scale)
+    return _triton_launch(q, k_cache, v_cache, block_table, seq_lens, default_scale(q.shape[-1], scale))
+
+
+# --- rung 4: CUDA C++ ---------------------------------------------------------------------------
+@functools.cache
+def _cuda_ops():
+    from grading.cuda import load_kernel
+    return load_kernel("paged_decode", REPO / "csrc" / "paged_decode.cu", fake={
+        "paged_decode": lambda q, k_cache, v_cache, block_table, seq_lens, scale, num_splits: q.new_empty(q.shape),
+    })
+
+
+def paged_decode_cuda(q, k_cache, v_cache, block_table, seq_lens, scale=None):
+    check_paged_decode_inputs(q, k_cache, v_cache, block_table, seq_lens, scale)
+    b, _, d = q.shape
+    s, hkv = k_cache.shape[1], k_cache.shape[2]
+    # The same split heuristic as the Triton rung, with the CUDA kernel's tile of 32 tokens.
+    splits = num_splits_for(b, hkv, block_table.shape[1] * s, _num_sms(q.device.index), 32)
+    return _cuda_ops().paged_decode(q, k_cache, v_cache, block_table, seq_lens,
+                                    default_scale(d, scale), splits)
