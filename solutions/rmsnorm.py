@@ -200,7 +200,8 @@ def _num_sms(device_index: int | None) -> int:
     return torch.cuda.get_device_properties(device_index).multi_processor_count
 
 
-def _launch(x, residual, weight, eps, y, h):
+def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None):
+    # block_m / num_warps: overrides for benchmarks/rmsnorm_variants.py's sweep; None = the plan below.
     n = x.shape[-1]
     x2 = rows_view(x, "x")  # [M, N], row stride x2.stride(0)
     r2 = rows_view(residual, "residual") if residual is not None else x2
@@ -212,10 +213,10 @@ def _launch(x, residual, weight, eps, y, h):
     # so many that fewer than ~4 programs per SM remain (M = 64, N = 128: one row each, 64
     # programs, rather than 2 programs on 2 of 132 SMs).
     max_rows_for_grid = triton.next_power_of_2(triton.cdiv(rows, 4 * _num_sms(x.device.index)))
-    block_m = max(1, min(_TILE // block_n, max_rows_for_grid)) if one_pass else 1
+    block_m = block_m or (max(1, min(_TILE // block_n, max_rows_for_grid)) if one_pass else 1)
     # Warps: one per KB of tile, 1 to 16: 32 B per thread per operand (N = 4096 bf16: 8 warps;
     # N = 8192: 16). More than 16 warps gains nothing here and halves the registers per thread.
-    num_warps = min(16, max(1, triton.next_power_of_2(block_m * block_n * itemsize // 1024)))
+    num_warps = num_warps or min(16, max(1, triton.next_power_of_2(block_m * block_n * itemsize // 1024)))
     grid = (triton.cdiv(rows, block_m),)
     _rmsnorm_kernel[grid](
         x2, r2, weight, y, h if h is not None else y, rows, n, x2.stride(0), r2.stride(0), eps,
