@@ -507,10 +507,20 @@ def run_bench(kernel: str = "silu_mul", rungs: Sequence[str] | None = None) -> d
     a dict. CPU mode: None, with the reason.
 
     With KL_BENCH_DIR set, the run also leaves `<kernel>_bench.json`, `.md` and a roofline plot
-    there: the committed benchmarks of a chapter come from the same run as its notebook outputs."""
+    there: the committed benchmarks of a chapter come from the same run as its notebook outputs.
+    With KL_BENCH_FROM set, a `<kernel>_bench.json` already in that folder, measured on this same
+    GPU model by `python -m grading bench`, is shown instead of timing again (a chapter's full
+    sweep can take longer than the rest of its notebook); the cell says so and where it came from."""
     if env.CPU_MODE:
         _skip("nothing to time without a GPU; the committed results and the SOL analysis follow")
         return None
+    reuse = os.environ.get("KL_BENCH_FROM")
+    if reuse and (Path(reuse) / f"{kernel}_bench.json").is_file():
+        result = json.loads((Path(reuse) / f"{kernel}_bench.json").read_text())
+        if result.get("device") == torch.cuda.get_device_name(0):
+            print(f"{kernel}: the sweep of `{result.get('command')}` on this GPU model ({result.get('device')}, "
+                  f"{result.get('date')}), not timed again in this run")
+            return result
     from rich.console import Console
 
     from grading import bench
