@@ -33,7 +33,10 @@ namespace {
 //   v7 v5 + flat, 1 pack/thread: 177.7 us (48.0)   <- the default
 //   v8 v5 + flat, 2 packs:       178.6 us (48.4)
 //   same run: Triton's flat kernel 166.4 (46.8), static torch.compile 166.3 (46.9).
-// The 7% still between v7 and the Triton kernel of the same shape is not explained yet.
+// The 7% still between v7 and the Triton kernel of the same shape: their PTX for sm_90a differs only
+// in v7's streaming hints (ld/st.global.cs; Triton issues plain ld/st.global.v4) and div.approx vs
+// div.full. Prediction, not yet measured: the hints are the 7% (they cost v6 3% against v3 at this
+// shape); benchmarks/silu_mul_variants.py's v9 (v7 without them) tests it.
 #ifndef KL_SILU_UNROLL
 #define KL_SILU_UNROLL 4
 #endif
