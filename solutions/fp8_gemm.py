@@ -181,29 +181,16 @@ def _quantize_kernel(
         tl.store(scale_ptr, tl.max(scale, axis=0))  # every entry of `scale` is the tensor's
 
 
-@triton.jit
-def _cast_e4m3_kernel(x_ptr, q_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(q_ptr + offs, tl.load(x_ptr + offs, mask=mask).to(q_ptr.dtype.element_ty), mask=mask)
-
-
-# Values whose rounding to e4m3 carries into the exponent (126.24 -> 128), just past a midpoint,
-# subnormal, at the top of the range.
-_CAST_PROBE = (126.24, 31.09, 136.00207, 1.0625001, -240.5, 0.0048, -3.3, 448.0)
-
-
 @functools.cache
 def _host_cast() -> bool:
     """CPU mode only: whether Triton's interpreter rounds fp32 to e4m3 wrongly (Triton 3.9 drops
     the carry when rounding overflows the mantissa, 126.24 -> 64). Then the quantizer writes the
-    clamped quotient in fp32 and torch rounds it: a copy to a dtype, no arithmetic of torch's."""
+    clamped quotient in fp32 and torch rounds it: a copy to a dtype, no arithmetic of torch's.
+    The probe is chapter 01's (grading.lessons.fp8_cast_mismatches)."""
     if not env.CPU_MODE:
         return False
-    x = torch.tensor(_CAST_PROBE, dtype=torch.float32)
-    q = torch.empty(len(_CAST_PROBE), dtype=E4M3)
-    _cast_e4m3_kernel[(1,)](x, q, len(_CAST_PROBE), BLOCK=triton.next_power_of_2(len(_CAST_PROBE)))
-    return q.float().tolist() != x.to(E4M3).float().tolist()  # compared on the host: no torch math
+    from grading.lessons import fp8_cast_mismatches
+    return bool(fp8_cast_mismatches())
 
 
 # Longest row quantized in one pass: 16K elements (32 KB of bf16), as chapter 01's norm.
