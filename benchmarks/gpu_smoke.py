@@ -30,15 +30,15 @@ from grading.worker import baseline_prepare  # noqa: E402
 SAMPLE = 8  # correctness cases per rung, spread over the spec's list
 
 
-def build_in_background(kernels: list[str]) -> list[subprocess.Popen]:
+def build_in_background(kernels: list[str]) -> dict[str, subprocess.Popen]:
     """Start one process per CUDA rung that only calls it once on the first case (which builds it)."""
-    procs = []
+    procs = {}
     for k in kernels:
         code = (f"import sys; sys.path.insert(0, {str(REPO)!r}); import torch; from grading.specs import get_spec; "
                 f"from grading import impls; s = get_spec({k!r}); r = impls.rung_refs(s, ['cuda'], solutions=True)[0]; "
                 f"c = s.cases(False)[0]; a, kw = s.make_inputs(c.params, c.dtype, torch.Generator().manual_seed(0), "
                 f"torch.device('cuda')); impls.load(r)(*a, **kw); torch.cuda.synchronize()")
-        procs.append(subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+        procs[k] = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     return procs
 
 
@@ -51,11 +51,13 @@ def main() -> int:
     args = ap.parse_args()
     deadline = time.monotonic() + args.budget
     device = torch.device("cuda")
-    builders = build_in_background(args.kernels)
+    rungs = args.rungs.split(",")
+    builders = build_in_background(args.kernels) if "cuda" in rungs else {}
     rows = []
-    for rung in args.rungs.split(","):
-        for k, builder in zip(args.kernels, builders):
+    for rung in rungs:
+        for k in args.kernels:
             if rung == "cuda":  # each kernel as soon as its own build is done
+                builder = builders[k]
                 try:
                     builder.wait(timeout=max(1.0, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
