@@ -105,34 +105,6 @@ __device__ __forceinline__ void store_stream(P* p, const P& v) {
   }
 }
 
-// A thread's share of a row: UNROLL packs at first, first + stride, ... (those below n_packs).
-// Every load is issued before any result is used: 2 * UNROLL independent loads in flight. I is
-// the index type: int64_t for the row kernel, int for the flat one (32-bit address math).
-template <int UNROLL, typename T, int VEC, typename I>
-__device__ __forceinline__ void silu_mul_packs(const KlPack<T, VEC>* g, const KlPack<T, VEC>* u,
-                                               KlPack<T, VEC>* o, I first, I stride, I n_packs) {
-  using Pack = KlPack<T, VEC>;
-  Pack gv[UNROLL], uv[UNROLL];
-#pragma unroll
-  for (int k = 0; k < UNROLL; ++k) {
-    const I p = first + I(k) * stride;
-    if (p < n_packs) {
-      gv[k] = load_stream(g + p);
-      uv[k] = load_stream(u + p);
-    }
-  }
-#pragma unroll
-  for (int k = 0; k < UNROLL; ++k) {
-    const I p = first + I(k) * stride;
-    if (p < n_packs) {
-      Pack ov;
-#pragma unroll
-      for (int j = 0; j < VEC; ++j) ov.v[j] = silu_mul_one(gv[k].v[j], uv[k].v[j]);
-      store_stream(o + p, ov);
-    }
-  }
-}
-
 // One block covers kUnroll * blockDim.x packs of a row (a column block) and walks down the rows.
 // VEC = elements per access: 16 / sizeof(T) on the aligned path, 1 on the scalar path.
 template <typename T, int VEC>
@@ -155,7 +127,27 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocksPerSm) _silu_mul_kernel
     const Pack* g = reinterpret_cast<const Pack*>(gate + row * gate_row_stride);
     const Pack* u = reinterpret_cast<const Pack*>(up + row * up_row_stride);
     Pack* o = reinterpret_cast<Pack*>(out + row * n);
-    silu_mul_packs<kUnroll>(g, u, o, first, int64_t(blockDim.x), n_packs);
+
+    // Every load is issued before any result is used: 2 * kUnroll independent loads in flight.
+    Pack gv[kUnroll], uv[kUnroll];
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      const int64_t p = first + int64_t(k) * blockDim.x;
+      if (p < n_packs) {
+        gv[k] = load_stream(g + p);
+        uv[k] = load_stream(u + p);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      const int64_t p = first + int64_t(k) * blockDim.x;
+      if (p < n_packs) {
+        Pack ov;
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) ov.v[j] = silu_mul_one(gv[k].v[j], uv[k].v[j]);
+        store_stream(o + p, ov);
+      }
+    }
 
     // The tail: the row's last n % VEC (< 8) elements, one each for the first threads of
     // column block 0. Only a flattened single row (see the launcher) has one.
@@ -186,7 +178,25 @@ __global__ void __launch_bounds__(kFlatThreads) _silu_mul_flat_kernel(
   const Pack* u = reinterpret_cast<const Pack*>(up);
   Pack* o = reinterpret_cast<Pack*>(out);
   const int first = blockIdx.x * kFlatPacks * kFlatThreads + threadIdx.x;
-  silu_mul_packs<kFlatPacks>(g, u, o, first, kFlatThreads, n_packs);
+  Pack gv[kFlatPacks], uv[kFlatPacks];
+#pragma unroll
+  for (int k = 0; k < kFlatPacks; ++k) {
+    const int p = first + k * kFlatThreads;
+    if (p < n_packs) {
+      gv[k] = load_stream(g + p);
+      uv[k] = load_stream(u + p);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kFlatPacks; ++k) {
+    const int p = first + k * kFlatThreads;
+    if (p < n_packs) {
+      Pack ov;
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) ov.v[j] = silu_mul_one(gv[k].v[j], uv[k].v[j]);
+      store_stream(o + p, ov);
+    }
+  }
   // The last n % VEC (< 8) elements: the first threads of block 0.
   if constexpr (VEC > 1) {
     const int i = n_packs * VEC + threadIdx.x;
