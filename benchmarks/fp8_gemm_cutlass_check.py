@@ -10,6 +10,7 @@ with KL_FP8_GEMM_SWEEP defined (alternatives 5-7). Columns: TFLOP/s; "w%" = the 
 M; "x" = ours / torch._scaled_mm with the same kind of scales.
 """
 import argparse
+import faulthandler
 import json
 import subprocess
 import sys
@@ -134,9 +135,17 @@ def check(main, ops, seed):
                 except (Mismatch, AssertionError, RuntimeError, ValueError) as e:
                     errs.append(f"{'FAIL':>8}")
                     failures.append(f"config {c} M={m} per_row={per_row} seed={seed}: {e}")
+                    if len(failures) == 1 or not failures[-2].startswith(f"config {c} "):
+                        print(f"    config {c} fails: {str(e).splitlines()[0][:300]}", flush=True)
             print(f"{m:5d} {'row' if per_row else 'tensor':7} {floor:8.1e} {cublas_err:10.1e} " + " ".join(errs),
                   flush=True)
+    return failures, rows
 
+
+def check_api(main, seed):
+    """torch.compile through the op, and bad arguments refused with the argument's name."""
+    gen = torch.Generator(device=DEVICE).manual_seed(seed)
+    failures = []
     # torch.compile: the fake implementation lets dynamo trace through the op.
     a, b = fp8_rand(37, 512, gen), fp8_rand(1024, 512, gen)
     sa, sb = scales(37, 1024, True, gen)
@@ -163,7 +172,7 @@ def check(main, ops, seed):
         except (RuntimeError, ValueError, TypeError) as e:
             if text not in str(e):
                 failures.append(f"bad arguments ({name}): error does not say {text!r}: {e}")
-    return failures, rows
+    return failures
 
 
 def copy_bandwidth():
@@ -248,6 +257,7 @@ def main():
                     default=",".join(map(str, MS)))
     ap.add_argument("--seed", type=int, default=1234)
     args = ap.parse_args()
+    faulthandler.enable()  # a crash inside a kernel library prints the Python stack that called it
     if not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0):
         sys.exit("needs a Hopper GPU (compute capability 9.0): the kernels are built for sm_90a")
     t0 = time.perf_counter()
@@ -258,13 +268,17 @@ def main():
         failures, checks = check(main_lib, ops, args.seed)
         copy_bps = copy_bandwidth()
         rows = timings(main_lib, ops, [int(x) for x in args.ms.split(",")], not args.no_sweep, copy_bps)
+        result = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "configs": names,
+                  "copy_gbps": copy_bps / 1e9, "failures": failures, "checks": checks, "timings": rows}
+        if args.json:  # written before the API checks, so a crash there keeps the timings
+            Path(args.json).write_text(json.dumps(result, indent=1))
+        print("\nAPI checks: torch.compile through the op, bad arguments", flush=True)
+        failures += check_api(main_lib, args.seed)
     print(f"\n{len(failures)} failure(s) in {time.perf_counter() - t0:.0f} s")
     for f in failures:
         print("  " + f.replace("\n", "\n    "))
     if args.json:
-        Path(args.json).write_text(json.dumps({
-            "device": torch.cuda.get_device_name(0), "torch": torch.__version__, "configs": names,
-            "copy_gbps": copy_bps / 1e9, "failures": failures, "checks": checks, "timings": rows}, indent=1))
+        Path(args.json).write_text(json.dumps(result, indent=1))
     sys.exit(1 if failures else 0)
 
 

@@ -25,7 +25,7 @@ from grading.timing import time_fn  # noqa: E402
 from solutions import rmsnorm as sol  # noqa: E402
 
 SHAPES = [(4096, 4096), (4096, 8192), (16384, 8192), (32768, 8192)]
-PLANS = [(1, 4), (1, 8), (1, 16), (2, 8), (2, 16), (4, 16)]  # (rows per program, warps)
+PLANS = [(1, 4), (1, 8), (1, 16), (1, 32), (2, 8), (2, 16), (4, 16)]  # (rows per program, warps)
 
 
 def triton_plan(block_m, warps, fused):

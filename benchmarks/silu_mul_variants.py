@@ -4,7 +4,8 @@
 
 CUDA: unroll (16-byte packs per thread per operand), fast math, streaming cache hints, each a
 macro of csrc/silu_mul.cu. Triton: block size and warps. torch.compile: static, dynamic=True, and
-the token dimension marked dynamic.
+the token dimension marked dynamic. "copy" (in --only) adds a device-to-device copy of the same
+bytes under the same timing protocol: the copy roof at each size, next to the figure measured on 1 GiB.
 """
 import argparse
 import json
@@ -101,6 +102,15 @@ def main():
             g, u = inputs(m, n, layout)
             ref = silu_mul_ref(g, u)
             nbytes = 3 * m * n * 2
+            if wanted("copy"):  # the copy roof at this size: a device-to-device copy of the same bytes
+                src = torch.randn(3 * m * n // 2, device="cuda", dtype=torch.bfloat16)
+                dst = torch.empty_like(src)
+                t, _, _ = time_fn(lambda: dst.copy_(src), [((), {})], graph=False)
+                rows.append({"impl": "copy_, same bytes", "shape": [m, n], "layout": layout,
+                             "us": t.median_s * 1e6, "spread": t.spread, "gbps": nbytes / t.median_s / 1e9})
+                print(f"{'copy_, same bytes':32s} {m:5d}x{n} {layout:10s} {t.median_s * 1e6:8.1f} µs  "
+                      f"{nbytes / t.median_s / 1e9:6.0f} GB/s  ±{t.spread * 100:.0f}%", flush=True)
+                del src, dst
             for name, fn in impls.items():
                 compare(fn(g, u), ref, DEFAULT_TOLERANCES[torch.bfloat16])
                 t, _, _ = time_fn(fn, [((g, u), {})], graph=False)
