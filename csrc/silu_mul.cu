@@ -30,13 +30,19 @@ namespace {
 // registers on sm_90a (2 blocks of 256 threads per SM), no spills. A later run
 // (benchmarks/silu_mul_variants_flat.json) added the flat 32-bit path below, contiguous only:
 //   v5:                          183.3 us (2048 rows: 48.4)
-//   v7 v5 + flat, 1 pack/thread: 177.7 us (48.0)   <- the default
+//   v7 v5 + flat, 1 pack/thread: 177.7 us (48.0)
 //   v8 v5 + flat, 2 packs:       178.6 us (48.4)
 //   same run: Triton's flat kernel 166.4 (46.8), static torch.compile 166.3 (46.9).
-// The 7% still between v7 and the Triton kernel of the same shape: their PTX for sm_90a differs only
+// The 7% between v7 and the Triton kernel of the same shape: their PTX for sm_90a differed only
 // in v7's streaming hints (ld/st.global.cs; Triton issues plain ld/st.global.v4) and div.approx vs
-// div.full. Prediction, not yet measured: the hints are the 7% (they cost v6 3% against v3 at this
-// shape); benchmarks/silu_mul_variants.py's v9 (v7 without them) tests it.
+// div.full. Predicted: the hints are the 7%. Measured in one run (benchmarks/h200_session3/
+// silu_mul_variants_s3.json), µs contiguous / chunked (halves of one [M, 2N] tensor, row path):
+//   v7 (hints on both paths):          177.6 / 179.6   (2048 rows: 48.0)
+//   v9 (no hints on either path):      166.5 / 253.3   (2048 rows: 47.0)
+//   Triton 166.5 / 180.6, static torch.compile 166.5 / 202.2, a copy of the same bytes 168.7.
+// So the hints cost the flat path 7% and save the strided row path 29%: the default keeps them on
+// the row path only (KL_SILU_FLAT_STREAMING 0). At 2048 rows a copy of the same 176 MB takes
+// 46.1 us, 90% of the 1 GiB copy figure: what is left there is fixed cost, not the kernel.
 #ifndef KL_SILU_UNROLL
 #define KL_SILU_UNROLL 4
 #endif
@@ -54,6 +60,9 @@ namespace {
 #endif
 #ifndef KL_SILU_FLAT_PACKS
 #define KL_SILU_FLAT_PACKS 1
+#endif
+#ifndef KL_SILU_FLAT_STREAMING
+#define KL_SILU_FLAT_STREAMING 0
 #endif
 constexpr int kUnroll = KL_SILU_UNROLL;
 // At most 256 threads per block: 8 blocks fill an SM's 2048 thread slots, and a block is small
@@ -85,10 +94,10 @@ __device__ __forceinline__ T silu_mul_one(T gate, T up) {
 }
 
 // Streaming cache hints (ld.global.cs / st.global.cs): every byte is touched once, so ask the
-// caches not to keep it. Plain accesses when KL_SILU_STREAMING is 0 or the pack is not 16 bytes.
-template <typename P>
+// caches not to keep it. Plain accesses when kHint is 0 or the pack is not 16 bytes.
+template <bool kHint = KL_SILU_STREAMING, typename P>
 __device__ __forceinline__ P load_stream(const P* p) {
-  if constexpr (KL_SILU_STREAMING && sizeof(P) == 16) {
+  if constexpr (kHint && sizeof(P) == 16) {
     uint4 r = __ldcs(reinterpret_cast<const uint4*>(p));
     return *reinterpret_cast<P*>(&r);
   } else {
@@ -96,9 +105,9 @@ __device__ __forceinline__ P load_stream(const P* p) {
   }
 }
 
-template <typename P>
+template <bool kHint = KL_SILU_STREAMING, typename P>
 __device__ __forceinline__ void store_stream(P* p, const P& v) {
-  if constexpr (KL_SILU_STREAMING && sizeof(P) == 16) {
+  if constexpr (kHint && sizeof(P) == 16) {
     __stcs(reinterpret_cast<uint4*>(p), *reinterpret_cast<const uint4*>(&v));
   } else {
     *p = v;
@@ -183,8 +192,8 @@ __global__ void __launch_bounds__(kFlatThreads) _silu_mul_flat_kernel(
   for (int k = 0; k < kFlatPacks; ++k) {
     const int p = first + k * kFlatThreads;
     if (p < n_packs) {
-      gv[k] = load_stream(g + p);
-      uv[k] = load_stream(u + p);
+      gv[k] = load_stream<KL_SILU_FLAT_STREAMING>(g + p);
+      uv[k] = load_stream<KL_SILU_FLAT_STREAMING>(u + p);
     }
   }
 #pragma unroll
@@ -194,7 +203,7 @@ __global__ void __launch_bounds__(kFlatThreads) _silu_mul_flat_kernel(
       Pack ov;
 #pragma unroll
       for (int j = 0; j < VEC; ++j) ov.v[j] = silu_mul_one(gv[k].v[j], uv[k].v[j]);
-      store_stream(o + p, ov);
+      store_stream<KL_SILU_FLAT_STREAMING>(o + p, ov);
     }
   }
   // The last n % VEC (< 8) elements: the first threads of block 0.
