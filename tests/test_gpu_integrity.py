@@ -96,13 +96,18 @@ def test_time_fn_cross_check_directly():
     x = torch.randn(64 * 2**20, device="cuda", dtype=torch.bfloat16)  # 128 MB, past L2
     side = torch.cuda.Stream()
 
+    # Eight passes over 128 MB: ~0.5 ms of device time per call against a few tens of µs of host
+    # launch cost. (With one pass, 64 µs on an H200, the host's own cost per call is about as long,
+    # and the wall-clock check, which allows for it, rightly cannot tell the two apart.)
     def honest(a):
-        return a * 2
+        for _ in range(8):
+            a = a * 2
+        return a
 
     def on_side(a):
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
-            return a * 2
+            return honest(a)
 
     t_ok, _, _ = time_fn(honest, [((x,), {})])
     t_bad, _, _ = time_fn(on_side, [((x,), {})])
