@@ -136,3 +136,31 @@ def test_parent_rejects_impossible_timings():
     # A launch-bound call: the wall clock is the host's enqueue time, and that is no cheat.
     host_bound = dict(ok, median_s=8e-6, synced_s=60e-6, host_s=55e-6)
     assert timing_problem(host_bound, pct=5.0) is None
+
+
+def test_timing_starts_from_fresh_compile_caches():
+    # Not a cheat but the same harm: after the correctness cases, a torch.compile'd rung holds the
+    # graphs those cases left (made generic by automatic dynamic shapes and strides) or, past the
+    # recompile limit, none at all, and dynamo runs it uncompiled. Timed then, a compiled rung is
+    # graded on code a fresh process would not run. The worker empties the caches before timing.
+    from torch._dynamo.utils import counters
+
+    from grading.worker import fresh_compile_caches
+
+    torch._dynamo.reset()
+    f = torch.compile(lambda x: x * 2 + 1, backend="eager")
+    graphs = lambda: counters["stats"]["unique_graphs"]  # noqa: E731
+    with torch._dynamo.config.patch(recompile_limit=8):  # torch's default (grading raises it)
+        before = graphs()
+        # What the cases do: a new dtype or rank per call (guards no dynamic shape can relax).
+        for dtype in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+            for shape in ((4,), (2, 4), (2, 2, 4)):
+                f(torch.ones(shape, dtype=dtype))
+        compiled = graphs() - before
+        assert 0 < compiled < 12, f"{compiled} graphs for 12 dtype/rank pairs: expected the recompile limit"
+        at_limit = graphs()
+        f(torch.ones(4, dtype=torch.int32))
+        assert graphs() == at_limit, "past the limit dynamo still compiled"
+        fresh_compile_caches()
+        f(torch.ones(4, dtype=torch.int32))
+        assert graphs() == at_limit + 1, "after fresh_compile_caches() the next call must compile again"
