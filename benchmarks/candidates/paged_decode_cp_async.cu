@@ -1,0 +1,526 @@
+// paged_decode: one decode step of attention over a paged KV cache, grouped-query heads,
+// flash-decoding (split-KV). fp32, fp16 and bf16; scores, softmax and accumulation in fp32.
+//
+// Napkin math, H200, Llama-3 8B decode (32 query / 8 kv heads, D = 128, bf16), 64 x 4096 tokens:
+//   bytes   K + V rows read once: 64 x 4096 x 8 x 128 x 2 B x 2 = 1.07 GB (q and out: 1 MB)
+//   SOL     1.07 GB / 4.27 TB/s (measured copy bandwidth) = 252 us
+//   flight  Little's law: 4.27 TB/s x ~1 us of DRAM latency under load = ~4 MB in flight, ~32 KB
+//           per SM. A load into registers holds its registers until the data is used (16 B = 4
+//           registers a thread): with ~200 registers a thread for queries and accumulators, 2 blocks
+//           fit on an SM and keep ~16 KB in flight, half enough. So K and V go through shared memory
+//           with cp.async (sm_80+), which holds no register: 3 tiles of 16 KB ahead per block,
+//           2-3 blocks per SM, 96-144 KB in flight, set by shared memory alone.
+//   issue   At SOL an SM takes in one token row (K + V of one kv head, 512 B) every 31 cycles
+//           (2.1 M rows / 132 SMs in 252 us at 1.98 GHz): 4 schedulers x 31 = ~125 warp
+//           instructions per row. With 64 query / 8 kv heads (group G = 8) the FMAs alone are
+//           2 x 8 x 128 / 32 = 64 of them, so the rest must stay small: a 16-lane shuffle butterfly
+//           per score (4 shuffles, at 1/4 the FMA rate) and an exp2 on each of 16 lanes would cost
+//           as much as the FMAs. Below, a lane ends up with one whole score after ~1 shuffle per
+//           score, and each exp2 is computed once. The main loop's SASS (sm_90a, bf16, D = 128),
+//           per row: ~115 warp instructions at G = 8, ~76 at G = 4, ~52 at G = 1. G = 8 is close
+//           to issue-bound even so: the next step there is the tensor cores (mma.sync) for q.k and p.v.
+//
+// Two kernels:
+//   _paged_decode_split_kernel  one block of 4 warps per (split, kv head [, chunk of its query
+//     heads], sequence) walks its share of the sequence in tiles of 16 KB of K and V (32 tokens at
+//     D = 128 bf16; every split but the sequence's last is whole tiles).
+//     Layout: a token's K (and V) row for one kv head is D contiguous elements; LANES = D / VEC
+//     lanes hold 16 bytes of it each (16 lanes at D = 128 bf16), and these lanes own kTileRows = 4
+//     consecutive tokens (rows) of every tile. Each lane copies its 16-byte pieces of its rows'
+//     K and V rows with cp.async into its own slots of a kStages-deep ring in shared memory and
+//     later reads back only what it copied itself: no __syncthreads in the main loop, a lane just
+//     waits for its own copies (cp.async.wait_group). A tile's page numbers are looked up one tile
+//     before its copies are issued, so the table lookup never delays a copy.
+//     Scores: a lane multiplies its piece of R rows with its piece of all G queries: E = R x G
+//     partial dot products (E = LANES where the tile has enough rows). A reduce-scatter butterfly
+//     over the row's LANES lanes halves them at every stage (send one half, add the partner's
+//     other half), so each lane ends with one whole score, its (row, query head) set by its lane
+//     index: E - 1 shuffles for E scores, where a butterfly per score takes log2(LANES) each.
+//     Softmax: one running max per query head for the whole warp (the scores of head g sit on the
+//     lanes with lane % G == g), one exp2 per score, the weights p through shared memory to every
+//     lane of the row.
+//     p.V: a lane accumulates its VEC dims of V for all G query heads of the block.
+//     At the end the warp's row groups are summed (they share the max) and the 4 warps are merged
+//     by their maxima.
+//   _paged_decode_merge_kernel  one block per (sequence, query head): the splits' partial
+//                               results merged by their log-sum-exp.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "kl_common.cuh"
+#include "paged_decode.h"
+
+namespace {
+
+constexpr int kWarps = 4;
+constexpr int kThreads = kWarps * 32;
+// Rows (tokens) a lane copies and reads per tile; 2 x kTileRows x 16 B of K and V a thread, so a
+// tile is 128 x 128 B = 16 KB whatever the dtype and head dimension.
+constexpr int kTileRows = 4;
+// Tiles in the ring: kStages - 1 in flight while one is computed on. 4 x 16 KB = 64 KB a block.
+constexpr int kStages = 4;
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr unsigned kFull = 0xffffffffu;
+// Batch rides in gridDim.z, kv heads x head chunks in gridDim.y: both limited to 65535.
+constexpr int64_t kMaxGridYZ = 65535;
+
+// Everything the kernel and its launcher derive from (dtype, head dim, query heads per block).
+template <typename T, int D, int G>
+struct Tile {
+  static constexpr int VEC = kl_vec16<T>;       // elements per 16 bytes: 8 bf16/fp16, 4 fp32
+  static constexpr int LANES = D / VEC;         // lanes that hold one row: 8, 16 or 32
+  static constexpr int ROWS = 32 / LANES;       // row groups in a warp, each owns kTileRows rows
+  static constexpr int TOKENS = kWarps * ROWS * kTileRows;  // tokens per tile: 16 to 64
+  // Rows per score step: enough that the E = R x G partial dots fill the LANES lanes (one score
+  // each after the reduce-scatter), at most the lane's rows of the tile.
+  static constexpr int R = LANES / G < kTileRows ? LANES / G : kTileRows;
+  static constexpr int E = R * G;
+  static constexpr int STEPS = kTileRows / R;   // score steps per tile
+  static constexpr int RING = kStages * 2 * kTileRows * kThreads;  // 16-byte chunks
+  static constexpr int P_FLOATS = kWarps * ROWS * kTileRows * G;   // the tile's weights p
+  static constexpr size_t SMEM = size_t(RING) * 16 + size_t(P_FLOATS) * sizeof(float);
+  static_assert(LANES >= 8 && LANES <= 32 && 32 % LANES == 0, "a row is 128 to 512 bytes");
+  static_assert(E <= LANES && kTileRows % R == 0, "at most one score per lane");
+  // At the end the ring holds the 4 warps' results: [kWarps][G][D] accumulators, m and l.
+  static_assert(size_t(kWarps) * G * (D + 2) * sizeof(float) <= size_t(RING) * 16, "merge fits the ring");
+};
+
+// --- cp.async (sm_80+): 16 bytes global -> shared, no register held while in flight --------------
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool read) {
+  const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  // .cg: cached in L2 only (each byte is read once). Source size 0 reads nothing and writes 16
+  // zero bytes: a token past the end becomes zeros in shared memory, never stale data or NaN.
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst_shared), "l"(src),
+               "r"(read ? 16 : 0)
+               : "memory");
+}
+
+// Closes the copies issued since the last commit into one group (one tile).
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+// Waits until at most `pending` of this thread's groups are still in flight. Only the issuing
+// thread is guaranteed to see the data: here every lane reads back only its own copies.
+template <int pending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
+}
+
+// Merging two online-softmax states (m, l, acc): the new maximum and the exp2 factors that
+// rescale each state to it. A -inf maximum (no token seen) gets factor 0, never exp2f(-inf + inf).
+struct Rescale {
+  float m, a, b;
+};
+
+__device__ __forceinline__ Rescale merge_factors(float m_a, float m_b) {
+  const float m = fmaxf(m_a, m_b);
+  const float m_use = m == -INFINITY ? 0.0f : m;
+  return {m, exp2f(m_a - m_use), exp2f(m_b - m_use)};
+}
+
+// (kThreads, 2): up to 255 registers a thread. G = 8 at 16 bits takes ~200 (2 blocks per SM), the
+// others fit 3, as many as the ring's 66 KB allows. Without the hint ptxas held a few
+// instantiations to 80 or 128 registers and spilled a few bytes.
+template <typename T, int D, int G>
+__global__ void __launch_bounds__(kThreads, 2) _paged_decode_split_kernel(
+    const T* __restrict__ q,                 // [B, Hq, D], rows at q_stride_b, q_stride_h
+    const T* __restrict__ k_cache,           // [P, S, Hkv, D] (strides in elements)
+    const T* __restrict__ v_cache,
+    const int32_t* __restrict__ block_table, // [B, *], row stride bt_stride
+    const int32_t* __restrict__ seq_lens,    // [B]
+    T* __restrict__ out,                     // [B, Hq, D] contiguous (num_splits == 1)
+    float* __restrict__ part_o,              // [B, Hq, num_splits, D] (num_splits > 1)
+    float* __restrict__ part_lse,            // [B, Hq, num_splits], base-2 log-sum-exp
+    int q_heads, int group, int page_size,
+    int64_t q_stride_b, int64_t q_stride_h,
+    int64_t k_stride_page, int64_t k_stride_slot, int64_t k_stride_head,
+    int64_t v_stride_page, int64_t v_stride_slot, int64_t v_stride_head,
+    int64_t bt_stride,
+    float qk_scale,                          // scale x log2(e)
+    int num_splits) {
+  using L = Tile<T, D, G>;
+  constexpr int VEC = L::VEC, LANES = L::LANES, ROWS = L::ROWS, R = L::R, E = L::E;
+  using Pack = KlPack<T, VEC>;
+
+  // Dynamic shared memory: the ring [kStages][2 x kTileRows][kThreads] of 16-byte chunks (a
+  // thread's K rows, then its V rows, consecutive threads adjacent: conflict-free 16-byte
+  // accesses), then the weights p [kWarps][ROWS][kTileRows][G].
+  extern __shared__ __align__(128) uint4 smem[];
+  float* p_buf = reinterpret_cast<float*>(smem + L::RING);
+
+  const int split = blockIdx.x;
+  const int chunks = (group + G - 1) / G;    // blocks per kv head when the group exceeds G
+  const int kvh = blockIdx.y / chunks;
+  const int head0 = kvh * group + (blockIdx.y % chunks) * G;
+  const int heads_here = min(G, kvh * group + group - head0);
+  const int64_t b = blockIdx.z;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int sub = lane / LANES;              // the lane's row group in the warp
+  const int part = lane % LANES;             // which VEC elements of a row
+  const int rows = warp * ROWS + sub;        // row group in the block: tokens kTileRows x rows + [0, 4)
+  // After the reduce-scatter this lane holds score x = part % E of a step: row x / G of the step's
+  // R rows, query head x % G (= lane % G, the same head in every step and every row group).
+  const int x = part % E;
+  const int xr = x / G, xg = x % G;
+
+  // This split's tokens: whole tiles, so only the sequence's last one is partial.
+  const int seq_len = seq_lens[b];
+  const int per_split = kl_cdiv(kl_cdiv(seq_len, L::TOKENS), num_splits) * L::TOKENS;
+  const int start = split * per_split;
+  const int end = min(start + per_split, seq_len);
+  const int n_tiles = start < end ? kl_cdiv(end - start, L::TOKENS) : 0;
+  const int row0 = start + kTileRows * rows;  // token of this lane's row 0 in tile 0
+
+  // 1. The copy pipeline. lookup(j) reads the page numbers of the lane's rows of tile j (none
+  //    past `end`: table entries and slots past the sequence are never read); issue(j) then
+  //    starts the copies of tile j into ring slot j % kStages and commits them as one group.
+  const int32_t* table = block_table + b * bt_stride;
+  const T* k_head = k_cache + int64_t(kvh) * k_stride_head + part * VEC;
+  const T* v_head = v_cache + int64_t(kvh) * v_stride_head + part * VEC;
+  int page[kTileRows], slot[kTileRows];      // the lookups of the next tile to issue
+  auto lookup = [&](int j) {
+    // The lane's rows are consecutive tokens: one division, then the next slot, or slot 0 of the
+    // next page. A row past the end gets page 0: an address that exists, never read.
+    const int t0 = row0 + j * L::TOKENS;
+    int col = static_cast<unsigned>(t0) / page_size;
+    int s = t0 - col * page_size;
+#pragma unroll
+    for (int r = 0; r < kTileRows; ++r) {
+      page[r] = t0 + r < end ? table[col] : 0;
+      slot[r] = s;
+      if (++s == page_size) {
+        s = 0;
+        ++col;
+      }
+    }
+  };
+  auto issue = [&](int j) {
+    if (j < n_tiles) {
+      const int t0 = row0 + j * L::TOKENS;
+      uint4* dst = smem + (j % kStages) * (2 * kTileRows * kThreads) + threadIdx.x;
+#pragma unroll
+      for (int r = 0; r < kTileRows; ++r) {
+        // page and slot are >= 0: zero-extended, a cheaper 64-bit product than sign-extended.
+        const int64_t pg = static_cast<uint32_t>(page[r]), sl = static_cast<uint32_t>(slot[r]);
+        const T* k_src = k_head + pg * k_stride_page + sl * k_stride_slot;
+        const T* v_src = v_head + pg * v_stride_page + sl * v_stride_slot;
+        cp_async16(dst + r * kThreads, k_src, t0 + r < end);
+        cp_async16(dst + (kTileRows + r) * kThreads, v_src, t0 + r < end);
+      }
+    }
+    cp_async_commit();  // an empty group past the last tile keeps the group count uniform
+  };
+#pragma unroll
+  for (int j = 0; j < kStages - 1; ++j) {
+    lookup(j);
+    issue(j);
+  }
+  lookup(kStages - 1);
+
+  // The group's queries, this lane's VEC dimensions, pre-scaled, in fp32 registers. Lane part
+  // keeps head g ^ xg in register row g: the reduce-scatter below then always sends the upper
+  // half of its partial dots and keeps the lower, with no lane-dependent select.
+  float qr[G][VEC];
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    const int h = g ^ xg;
+    const T* qp = q + b * q_stride_b + int64_t(head0 + h) * q_stride_h + part * VEC;
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) qr[g][j] = h < heads_here ? to_float(qp[j]) * qk_scale : 0.0f;
+  }
+  // Online-softmax state. m and l: of head xg (lanes with the same head agree on m; l is this
+  // lane's share of the sum). acc: the lane's VEC dims of every head, over its row group's tokens.
+  float m = -INFINITY, l = 0.0f, acc[G][VEC];
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) acc[g][j] = 0.0f;
+  }
+
+  float* p_rows = p_buf + rows * kTileRows * G;  // [kTileRows][G]: the weights of the lane's rows
+  for (int j = 0; j < n_tiles; ++j) {
+    issue(j + kStages - 1);  // into the slot tile j - 1 used: this lane is done with it
+    lookup(j + kStages);
+    cp_async_wait<kStages - 1>();  // tile j has landed (this lane's copies)
+    const uint4* tile = smem + (j % kStages) * (2 * kTileRows * kThreads) + threadIdx.x;
+    const int t0 = row0 + j * L::TOKENS;  // token of the lane's row 0 in this tile
+
+    // 2. Scores, R rows per step. Partial dot i = rr x G + g is of row rr ^ xr and head g ^ xg:
+    //    entry i ^ x of the step. A butterfly stage at offset o adds the partner's (lane ^ o)
+    //    upper half to this lane's lower half, the entries whose bit o agrees with this lane's;
+    //    after log2(E) stages dot[0] holds entry x, complete. (When E < LANES, the first stages,
+    //    offsets LANES / 2 .. E, sum all E entries: lanes part and part + E then hold copies.)
+    float score[L::STEPS];
+#pragma unroll
+    for (int s = 0; s < L::STEPS; ++s) {
+      float dot[E];
+#pragma unroll
+      for (int rr = 0; rr < R; ++rr) {
+        const Pack kp = *reinterpret_cast<const Pack*>(tile + (s * R + (rr ^ xr)) * kThreads);
+        float k[VEC];
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) k[e] = to_float(kp.v[e]);
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+          float d = 0.0f;
+#pragma unroll
+          for (int e = 0; e < VEC; ++e) d = fmaf(qr[g][e], k[e], d);
+          dot[rr * G + g] = d;
+        }
+      }
+#pragma unroll
+      for (int o = LANES / 2; o >= E; o /= 2) {
+#pragma unroll
+        for (int i = 0; i < E; ++i) dot[i] += __shfl_xor_sync(kFull, dot[i], o);
+      }
+#pragma unroll
+      for (int o = E / 2; o >= 1; o /= 2) {
+#pragma unroll
+        for (int i = 0; i < E / 2; ++i) {
+          if (i < o) dot[i] += __shfl_xor_sync(kFull, dot[i + o], o);
+        }
+      }
+      score[s] = t0 + s * R + xr < end ? dot[0] : -INFINITY;  // garbage past the end: weight 0
+    }
+
+    // 3. Online softmax, one rescale per tile: the tile's maximum of head xg over the warp's
+    //    lanes of that head (lane ^ G, ^ 2G, ...), the factor alpha for what was accumulated
+    //    before, one exp2 per score.
+    float mx = score[0];
+#pragma unroll
+    for (int s = 1; s < L::STEPS; ++s) mx = fmaxf(mx, score[s]);
+#pragma unroll
+    for (int o = G; o < 32; o *= 2) mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, o));
+    const Rescale f = merge_factors(m, mx);
+    const float alpha = f.a;
+    const float m_use = f.m == -INFINITY ? 0.0f : f.m;
+    m = f.m;
+    l *= alpha;
+    __syncwarp();  // every lane has read the previous tile's p
+#pragma unroll
+    for (int s = 0; s < L::STEPS; ++s) {
+      const float p = exp2f(score[s] - m_use);
+      l += p;
+      if (part < E) p_rows[(s * R + xr) * G + xg] = p;  // one writer per (row, head)
+    }
+    __syncwarp();  // this tile's p visible to the warp
+
+    // 4. p.V: the lane's VEC dims of its rows' V for all G heads. The max rarely moves after the
+    //    first tiles: the rescale of acc is skipped (by the whole warp) when no head's did.
+    if (__any_sync(kFull, alpha != 1.0f)) {
+#pragma unroll
+      for (int g = 0; g < G; ++g) {
+        const float a = __shfl_sync(kFull, alpha, g);  // lane g holds head g
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) acc[g][e] *= a;
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < kTileRows; ++r) {
+      const Pack vp = *reinterpret_cast<const Pack*>(tile + (kTileRows + r) * kThreads);
+      const KlPack<float, G> p = *reinterpret_cast<const KlPack<float, G>*>(p_rows + r * G);
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) {
+        const float v = to_float(vp.v[e]);
+#pragma unroll
+        for (int g = 0; g < G; ++g) acc[g][e] = fmaf(p.v[g], v, acc[g][e]);
+      }
+    }
+  }
+
+  // 5. The warp's results: its row groups share the max, so their sums simply add; l of head g
+  //    summed over the lanes of head g, each score counted LANES / E times (the copies in 2.).
+#pragma unroll
+  for (int o = LANES; o < 32; o *= 2) {
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) acc[g][e] += __shfl_xor_sync(kFull, acc[g][e], o);
+    }
+  }
+#pragma unroll
+  for (int o = G; o < 32; o *= 2) l += __shfl_xor_sync(kFull, l, o);
+  l *= static_cast<float>(E) / LANES;  // a power of two: exact
+
+  // 6. The block's 4 warps merged through shared memory (the ring, now free), then normalized and
+  //    stored.
+  cp_async_wait<0>();  // only empty groups are left, but the ring is reused below
+  __syncthreads();
+  float* sm_acc = reinterpret_cast<float*>(smem);  // [kWarps][G][D]
+  float* sm_m = sm_acc + kWarps * G * D;           // [kWarps][G]
+  float* sm_l = sm_m + kWarps * G;                 // [kWarps][G]
+  if (sub == 0) {
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) sm_acc[(warp * G + g) * D + part * VEC + e] = acc[g][e];
+    }
+  }
+  if (lane < G) {  // lane g holds head g
+    sm_m[warp * G + lane] = m;
+    sm_l[warp * G + lane] = l;
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < heads_here * D; i += kThreads) {
+    const int g = i / D;
+    const int d = i % D;
+    float mx = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, sm_m[w * G + g]);
+    const float m_use = mx == -INFINITY ? 0.0f : mx;
+    float lsum = 0.0f, o = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const float f = exp2f(sm_m[w * G + g] - m_use);
+      lsum += sm_l[w * G + g] * f;
+      o += sm_acc[(w * G + g) * D + d] * f;
+    }
+    const int64_t row = b * q_heads + head0 + g;
+    if (num_splits == 1) {
+      out[row * D + d] = from_float<T>(o / lsum);
+    } else {
+      // An empty split (a short sequence in a batch sized for a long one) weighs 0 in the merge.
+      const int64_t r = row * num_splits + split;
+      part_o[r * D + d] = lsum > 0.0f ? o / lsum : 0.0f;
+      if (d == 0) part_lse[r] = lsum > 0.0f ? m_use + log2f(lsum) : -INFINITY;
+    }
+  }
+}
+
+// out = sum_s 2^(lse_s - M) o_s / sum_s 2^(lse_s - M), M the largest lse: one thread per dim.
+template <typename T, int D>
+__global__ void __launch_bounds__(D) _paged_decode_merge_kernel(
+    const float* __restrict__ part_o,    // [B x Hq, num_splits, D]
+    const float* __restrict__ part_lse,  // [B x Hq, num_splits]
+    T* __restrict__ out,                 // [B x Hq, D]
+    int num_splits) {
+  const int64_t row = blockIdx.x;
+  const int d = threadIdx.x;
+  const float* lse = part_lse + row * num_splits;
+  float mx = -INFINITY;
+  for (int s = 0; s < num_splits; ++s) mx = fmaxf(mx, lse[s]);
+  float lsum = 0.0f, o = 0.0f;
+  for (int s = 0; s < num_splits; ++s) {
+    const float w = exp2f(lse[s] - mx);
+    lsum += w;
+    o = fmaf(w, part_o[(row * num_splits + s) * D + d], o);
+  }
+  out[row * D + d] = from_float<T>(o / lsum);
+}
+
+struct Args {
+  const void *q, *k, *v;
+  const int32_t *block_table, *seq_lens;
+  void* out;
+  float *part_o, *part_lse;
+  int64_t batch, q_heads, kv_heads, page_size;
+  int64_t q_sb, q_sh, k_sp, k_ss, k_sh, v_sp, v_ss, v_sh, bt_stride;
+  float qk_scale;
+  int num_splits;
+  cudaStream_t stream;
+};
+
+template <typename T, int D, int G>
+void launch_split(const Args& a) {
+  using L = Tile<T, D, G>;
+  const int group = static_cast<int>(a.q_heads / a.kv_heads);
+  const int chunks = (group + G - 1) / G;
+  if (a.kv_heads * chunks > kMaxGridYZ || a.batch > kMaxGridYZ) {
+    throw std::invalid_argument("paged_decode: at most 65535 sequences and 65535 kv heads x head "
+                                "chunks per call, got batch " + std::to_string(a.batch));
+  }
+  // 64 KB of ring and up to 2 KB of weights: above the 48 KB a launch may take without opting in.
+  auto* kernel = &_paged_decode_split_kernel<T, D, G>;
+  KL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(L::SMEM)));
+  const dim3 grid(a.num_splits, static_cast<unsigned>(a.kv_heads * chunks), static_cast<unsigned>(a.batch));
+  kernel<<<grid, kThreads, L::SMEM, a.stream>>>(
+      static_cast<const T*>(a.q), static_cast<const T*>(a.k), static_cast<const T*>(a.v), a.block_table,
+      a.seq_lens, static_cast<T*>(a.out), a.part_o, a.part_lse, static_cast<int>(a.q_heads), group,
+      static_cast<int>(a.page_size), a.q_sb, a.q_sh, a.k_sp, a.k_ss, a.k_sh, a.v_sp, a.v_ss, a.v_sh,
+      a.bt_stride, a.qk_scale, a.num_splits);
+  KL_CUDA_CHECK(cudaGetLastError());
+  if (a.num_splits > 1) {
+    _paged_decode_merge_kernel<T, D><<<static_cast<unsigned>(a.batch * a.q_heads), D, 0, a.stream>>>(
+        a.part_o, a.part_lse, static_cast<T*>(a.out), a.num_splits);
+    KL_CUDA_CHECK(cudaGetLastError());
+  }
+}
+
+// Query heads per block: the group, rounded up to 1, 2, 4 or 8; larger groups take several blocks
+// per kv head (each reads the kv head again, mostly from L2).
+template <typename T, int D>
+void launch_group(const Args& a) {
+  const int64_t group = a.q_heads / a.kv_heads;
+  if (group <= 1) {
+    launch_split<T, D, 1>(a);
+  } else if (group <= 2) {
+    launch_split<T, D, 2>(a);
+  } else if (group <= 4) {
+    launch_split<T, D, 4>(a);
+  } else {
+    launch_split<T, D, 8>(a);
+  }
+}
+
+template <typename T>
+void launch_dim(const Args& a, int64_t head_dim) {
+  constexpr int kVec = kl_vec16<T>;
+  // 16-byte loads need every K/V row start 16-byte aligned.
+  const int64_t strides[] = {a.k_sp, a.k_ss, a.k_sh, a.v_sp, a.v_ss, a.v_sh};
+  for (int64_t s : strides) {
+    if (s % kVec != 0) {
+      throw std::invalid_argument("paged_decode: k_cache and v_cache strides must be multiples of " +
+                                  std::to_string(kVec) + " elements (16 bytes), got " + std::to_string(s));
+    }
+  }
+  if (!kl_is_aligned16(a.k) || !kl_is_aligned16(a.v)) {
+    throw std::invalid_argument("paged_decode: k_cache and v_cache must start on a 16-byte boundary");
+  }
+  if (head_dim == 64) {
+    launch_group<T, 64>(a);
+  } else if (head_dim == 128) {
+    launch_group<T, 128>(a);
+  } else {
+    throw std::invalid_argument("paged_decode: head_dim must be 64 or 128, got " + std::to_string(head_dim));
+  }
+}
+
+}  // namespace
+
+extern "C" void paged_decode_launch(const void* q, const void* k_cache, const void* v_cache,
+                                    const int32_t* block_table, const int32_t* seq_lens, void* out,
+                                    float* part_o, float* part_lse, int64_t batch, int64_t q_heads,
+                                    int64_t kv_heads, int64_t head_dim, int64_t page_size,
+                                    int64_t q_stride_b, int64_t q_stride_h, int64_t k_stride_page,
+                                    int64_t k_stride_slot, int64_t k_stride_head,
+                                    int64_t v_stride_page, int64_t v_stride_slot,
+                                    int64_t v_stride_head, int64_t bt_stride, float scale,
+                                    int num_splits, int dtype, cudaStream_t stream) {
+  if (batch == 0) return;  // a grid with a zero dimension is a launch error
+  if (kv_heads <= 0 || q_heads % kv_heads != 0) {
+    throw std::invalid_argument("paged_decode: q_heads must be a multiple of kv_heads");
+  }
+  if (num_splits < 1 || page_size < 1) {
+    throw std::invalid_argument("paged_decode: num_splits and page_size must be at least 1");
+  }
+  const Args a{q, k_cache, v_cache, block_table, seq_lens, out, part_o, part_lse, batch, q_heads,
+               kv_heads, page_size, q_stride_b, q_stride_h, k_stride_page, k_stride_slot,
+               k_stride_head, v_stride_page, v_stride_slot, v_stride_head, bt_stride,
+               scale * kLog2e, num_splits, stream};
+  switch (dtype) {
+    case KL_F32:
+      launch_dim<float>(a, head_dim);
+      break;
+    case KL_F16:
+      launch_dim<__half>(a, head_dim);
+      break;
+    case KL_BF16:
+      launch_dim<__nv_bfloat16>(a, head_dim);
+      break;
+    default:
+      throw std::invalid_argument("paged_decode: unsupported dtype code " + std::to_string(dtype));
+  }
+}
