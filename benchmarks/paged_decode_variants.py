@@ -61,6 +61,11 @@ def variants() -> dict:
            "FlexAttention": sol.paged_decode_flex,
            "ref triton": sol.paged_decode_triton,
            "ref cuda": sol.paged_decode_cuda}
+    try:  # the CUDA rung's candidate replacement, while it is one (benchmarks/candidates/)
+        from benchmarks.candidates import paged_decode_cp_async
+        out["cuda candidate (cp.async ring)"] = paged_decode_cp_async.paged_decode_cuda
+    except ImportError:
+        pass
     for block_n, warps, stages in itertools.product((32, 64, 128), (4, 8), (1, 2, 3)):
         out[f"triton BLOCK_N={block_n} w{warps} s{stages}"] = triton_variant(block_n, warps, stages)
     out["triton splits x0 (one per sequence)"] = triton_variant(split_factor=0)
