@@ -15,7 +15,6 @@
 //                                   bytes per thread, 1024 threads: 32K bf16)
 //   _fp8_quantize_streaming_kernel  longer rows: the row read twice, the second time mostly from L2
 //   _amax_kernel                    per tensor: the global max |x|, one atomicMax per block
-#include <algorithm>
 #include <cuda_fp8.h>
 
 #include "fp8_quant.h"
@@ -26,12 +25,6 @@ namespace {
 constexpr float kE4m3Max = 448.0f;  // the largest finite e4m3 value
 constexpr float kAmaxMin = 1e-12f;  // an all-zero row gets this amax: q = 0, not 0 / 0
 constexpr int kMaxThreads = 1024;
-constexpr int64_t kMaxGrid = 2147483647;
-
-// Packs a thread keeps in registers: 4 x 16 B on the vector path (bf16 K = 8192 -> 256 threads,
-// 64 B of x in flight per thread), 8 single elements on the scalar path.
-template <int VEC>
-constexpr int kMaxPacks = VEC > 1 ? 4 : 8;
 
 // Max of v over the whole block (blockDim.x a multiple of 32), returned to every thread: shuffles
 // inside each warp, then the warp maxima through shared memory. Every thread must call it.
@@ -161,103 +154,7 @@ __global__ void __launch_bounds__(kMaxThreads) _amax_kernel(
   if (threadIdx.x == 0) atomicMax(reinterpret_cast<unsigned int*>(amax_out), __float_as_uint(m));
 }
 
-constexpr int next_pow2(int v) {
-  int p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
-
-int sm_count() {
-  int device = 0, sms = 0;
-  KL_CUDA_CHECK(cudaGetDevice(&device));
-  KL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
-}
-
-template <typename T, int VEC, int PACKS, bool kPerToken>
-void launch_resident(const T* x, uint8_t* q, float* scale, const float* amax, int64_t rows, int k,
-                     int64_t x_row_stride, int threads, cudaStream_t stream) {
-  const int64_t blocks = std::min<int64_t>(rows, kMaxGrid);
-  _fp8_quantize_kernel<T, VEC, PACKS, kPerToken><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
-      x, q, scale, amax, rows, k, x_row_stride);
-}
-
-template <typename T, int VEC, bool kPerToken>
-void launch_rows(const T* x, uint8_t* q, float* scale, const float* amax, int64_t rows, int k,
-                 int64_t x_row_stride, cudaStream_t stream) {
-  constexpr int kPacks = kMaxPacks<VEC>;
-  const int n_packs = std::max(1, k / VEC);
-  if (n_packs > kMaxThreads * kPacks) {
-    const int64_t blocks = std::min<int64_t>(rows, kMaxGrid);
-    _fp8_quantize_streaming_kernel<T, VEC, kPerToken><<<static_cast<unsigned>(blocks), kMaxThreads, 0, stream>>>(
-        x, q, scale, amax, rows, k, x_row_stride);
-    return;
-  }
-  // Whole warps, kPacks packs per thread where the row is long enough (bf16 K = 4096 -> 128
-  // threads, 8192 -> 256, 32768 -> 1024); short rows get one warp and fewer packs.
-  const int threads = std::max(32, 32 * kl_cdiv(kl_cdiv(n_packs, kPacks), 32));
-  switch (next_pow2(kl_cdiv(n_packs, threads))) {
-    case 1:
-      return launch_resident<T, VEC, 1, kPerToken>(x, q, scale, amax, rows, k, x_row_stride, threads, stream);
-    case 2:
-      return launch_resident<T, VEC, 2, kPerToken>(x, q, scale, amax, rows, k, x_row_stride, threads, stream);
-    case 4:
-      return launch_resident<T, VEC, 4, kPerToken>(x, q, scale, amax, rows, k, x_row_stride, threads, stream);
-    default:
-      if constexpr (kPacks == 8) {
-        return launch_resident<T, VEC, 8, kPerToken>(x, q, scale, amax, rows, k, x_row_stride, threads, stream);
-      }
-  }
-}
-
-template <typename T, int VEC>
-void quantize(const T* x, uint8_t* q, float* scale, float* amax, int64_t rows, int k,
-              int64_t x_row_stride, bool per_token, cudaStream_t stream) {
-  if (per_token) {
-    launch_rows<T, VEC, true>(x, q, scale, amax, rows, k, x_row_stride, stream);
-  } else {
-    // Pass 1: 4 blocks of 256 threads per SM cover the tensor once, 64 B in flight per thread.
-    const int64_t blocks = std::min<int64_t>(rows, 4 * int64_t(sm_count()));
-    _amax_kernel<T, VEC><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(x, amax, rows, k, x_row_stride);
-    KL_CUDA_CHECK(cudaGetLastError());
-    launch_rows<T, VEC, false>(x, q, scale, amax, rows, k, x_row_stride, stream);
-  }
-  KL_CUDA_CHECK(cudaGetLastError());
-}
-
-template <typename T>
-void dispatch(const void* x_ptr, void* q_ptr, float* scale, float* amax, int64_t rows, int64_t k,
-              int64_t x_row_stride, bool per_token, cudaStream_t stream) {
-  const T* x = static_cast<const T*>(x_ptr);
-  uint8_t* q = static_cast<uint8_t*>(q_ptr);
-  // 16-byte packs need every row start of x 16-byte aligned, and q's rows (k bytes apart) aligned
-  // to the pack's VEC bytes: k and the row stride multiples of VEC. K = 4096 or 8192 qualifies;
-  // K = 1000 in bf16 (125 packs of 8) too; K = 37 runs one element per access.
-  constexpr int kVec = kl_vec16<T>;
-  const bool aligned = kl_is_aligned16(x) && k % kVec == 0 && (rows == 1 || x_row_stride % kVec == 0);
-  if (aligned) {
-    quantize<T, kVec>(x, q, scale, amax, rows, static_cast<int>(k), x_row_stride, per_token, stream);
-  } else {
-    quantize<T, 1>(x, q, scale, amax, rows, static_cast<int>(k), x_row_stride, per_token, stream);
-  }
-}
-
 }  // namespace
 
-extern "C" void fp8_quantize_launch(const void* x, void* q, float* scale, float* amax, int64_t rows,
-                                    int64_t k, int64_t x_row_stride, bool per_token, int dtype,
-                                    cudaStream_t stream) {
-  if (rows < 0 || k < 0) throw std::invalid_argument("fp8_quantize: negative size");
-  if (k > 2147483647) throw std::invalid_argument("fp8_quantize: rows longer than 2^31 - 1 elements");
-  if (!per_token && amax == nullptr) throw std::invalid_argument("fp8_quantize: per tensor needs the amax workspace");
-  if (rows == 0 || k == 0) return;  // a grid with a zero dimension is a launch error
-  switch (dtype) {
-    case KL_F32:
-      return dispatch<float>(x, q, scale, amax, rows, k, x_row_stride, per_token, stream);
-    case KL_F16:
-      return dispatch<__half>(x, q, scale, amax, rows, k, x_row_stride, per_token, stream);
-    case KL_BF16:
-      return dispatch<__nv_bfloat16>(x, q, scale, amax, rows, k, x_row_stride, per_token, stream);
-  }
-  throw std::invalid_argument("fp8_quantize: unknown dtype code " + std::to_string(dtype));
-}
+// The launcher, shared with the exercise.
+#include "fp8_quant_launch.cuh"

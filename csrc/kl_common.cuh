@@ -66,3 +66,13 @@ template <>
 __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
   return __float2bfloat16_rn(x);
 }
+
+// --- launch plans ------------------------------------------------------------------------------
+
+// The smallest power of two >= v: launchers round a pack count up to one a kernel is
+// instantiated for.
+constexpr int kl_next_pow2(int v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}

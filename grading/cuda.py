@@ -2,7 +2,10 @@
 
 A CUDA kernel is two files (DESIGN.md, "CUDA and CUTLASS"):
 - a .cu file with the kernels and a launcher in plain CUDA C++ (raw pointers, sizes, a
-  cudaStream_t; no torch headers), so nvcc alone compiles it, also on CI machines without a GPU;
+  cudaStream_t; no torch headers), so nvcc alone compiles it, also on CI machines without a GPU.
+  Where a chapter has an exercise of the kernel, the launcher is ``csrc/<kernel>_launch.cuh``,
+  which the reference and the exercise both include after their kernels (`source_files` follows
+  the include, so the header is part of the build's hash);
 - ``csrc/bindings/<kernel>.cpp``, which checks the tensors, calls the launcher on torch's current
   stream and registers the op through TORCH_LIBRARY (so it also works inside torch.compile).
 

@@ -139,6 +139,20 @@ def test_reference_binding_dependencies():
     assert {f.name for f in files} >= {"silu_mul.cu", "silu_mul.cpp", "silu_mul.h", "kl_common.cuh"}
 
 
+@pytest.mark.parametrize("source, header", [
+    ("csrc/silu_mul.cu", "silu_mul_launch.cuh"),
+    ("chapters/00_speed_of_light/silu_mul.cu", "silu_mul_launch.cuh"),
+    ("csrc/rmsnorm.cu", "rmsnorm_launch.cuh"),
+    ("chapters/01_rmsnorm/rmsnorm.cu", "rmsnorm_launch.cuh"),
+    ("csrc/fp8_quant.cu", "fp8_quant_launch.cuh"),
+    ("chapters/02_fp8_gemm/fp8_quant.cu", "fp8_quant_launch.cuh"),
+])
+def test_shared_launcher_is_a_build_dependency(source, header):
+    # The reference and the exercise include the same launcher from csrc/: a change to it must
+    # change both builds' namespaces, so neither loads a stale library.
+    assert kc.CSRC / header in kc.source_files([ROOT / source])
+
+
 # --- architectures --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("capability, flag", [
