@@ -61,11 +61,6 @@ def variants() -> dict:
            "FlexAttention": sol.paged_decode_flex,
            "ref triton": sol.paged_decode_triton,
            "ref cuda": sol.paged_decode_cuda}
-    try:  # the CUDA rung's candidate replacement, while it is one (benchmarks/candidates/)
-        from benchmarks.candidates import paged_decode_cp_async
-        out["cuda candidate (cp.async ring)"] = paged_decode_cp_async.paged_decode_cuda
-    except ImportError:
-        pass
     for block_n, warps, stages in itertools.product((32, 64, 128), (4, 8), (1, 2, 3)):
         out[f"triton BLOCK_N={block_n} w{warps} s{stages}"] = triton_variant(block_n, warps, stages)
     out["triton splits x0 (one per sequence)"] = triton_variant(split_factor=0)
@@ -74,13 +69,15 @@ def variants() -> dict:
 
 
 def goal_table(bench: dict, copy_gbps: float) -> str:
-    labels = {"triton": "solutions:triton", "cuda": "solutions:cuda", "eager": "solutions:eager",
-              "compiled": "solutions:compiled", "unpaged": "SDPA, unpaged cache"}
+    labels = {"triton": "triton", "cuda": "cuda", "eager": "eager", "compiled": "compiled",
+              "unpaged": "SDPA, unpaged cache"}
     lines = ["| case | triton | cuda | unpaged SDPA | eager | compiled | triton/unpaged | cuda/unpaged | "
              "triton/eager | cuda/eager |", "|---|" + "---:|" * 9]
     for c in bench["cases"]:
         p = c["params"]
-        t = {k: c["impls"].get(v, {}).get("time_us") for k, v in labels.items()}
+        # Rungs are keyed by name (older bench files: "solutions:<rung>").
+        t = {k: (c["impls"].get(v) or c["impls"].get(f"solutions:{v}") or {}).get("time_us")
+             for k, v in labels.items()}
         kv = c["bytes"] - 2 * p["batch"] * p["heads"][0] * p["head_dim"] * 2
         pct = {k: (f"{100 * kv / (v * 1e-6) / 1e9 / copy_gbps:.0f}%" if v else "-") for k, v in t.items()}
         ratio = lambda a, b: f"{t[b] / t[a]:.2f}×" if t[a] and t[b] else "-"  # noqa: E731

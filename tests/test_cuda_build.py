@@ -3,6 +3,7 @@ loader's pure-Python parts (namespaces, gencode flags, ptxas report, stub and no
 behave. A GPU build of the silu_mul reference is checked where a GPU is present."""
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import shutil
 from pathlib import Path
@@ -39,9 +40,40 @@ def nvcc():
         pytest.skip("nvcc not found: CUDA sources cannot be compile-checked here")
 
 
+# nvcc runs in background threads from the end of collection (tests/conftest.py), longest first,
+# while the rest of the suite runs; these tests, moved to the end of the session, collect the
+# reports. The CUTLASS file alone takes minutes of CPU time.
+_POOL: concurrent.futures.ThreadPoolExecutor | None = None
+_FUTURES: dict[tuple[Path, str, bool], concurrent.futures.Future] = {}
+
+
+def start_background_compiles(workers: int) -> None:
+    """Submit every compile-check case to a thread pool (a no-op without nvcc)."""
+    global _POOL
+    if _POOL is not None or kc.nvcc_path() is None:
+        return
+    _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nvcc")
+    jobs = [(p.values[0], p.values[1], p.values[2]) for p in _compile_cases()]
+    jobs.sort(key=lambda j: (not j[2], -j[0].stat().st_size))  # CUTLASS first, then big files
+    for path, arch, cutlass in jobs:
+        if cutlass:
+            try:
+                kc.cutlass_include_dirs()
+            except kc.CutlassNotFound:
+                continue
+        _FUTURES[(path, arch, cutlass)] = _POOL.submit(kc.compile_only, path, arch, cutlass=cutlass)
+
+
+def stop_background_compiles() -> None:
+    """Drop the compiles not yet started (a session stopped early, by -x say)."""
+    if _POOL is not None:
+        _POOL.shutdown(wait=False, cancel_futures=True)
+
+
 @functools.cache
 def _compiled(path: Path, arch: str, cutlass: bool = False) -> kc.CompileReport:
-    return kc.compile_only(path, arch, cutlass=cutlass)
+    future = _FUTURES.get((path, arch, cutlass))
+    return future.result() if future is not None else kc.compile_only(path, arch, cutlass=cutlass)
 
 
 # --- every kernel file compiles ------------------------------------------------------------------
