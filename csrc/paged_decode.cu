@@ -2,21 +2,46 @@
 // flash-decoding (split-KV). fp32, fp16 and bf16; scores, softmax and accumulation in fp32.
 //
 // Napkin math, H200, Llama-3 8B decode (32 query / 8 kv heads, D = 128, bf16), 64 x 4096 tokens:
-//   bytes  K + V rows read once: 64 x 4096 x 8 x 128 x 2 B x 2 = 1.07 GB (q and out: 1 MB)
-//   SOL    1.07 GB / 4.27 TB/s (measured copy bandwidth) = 252 us
-//   FLOPs  4 per (token, query head, dim): 4.3 GFLOP. On the fp32 pipes (67 TFLOP/s) that is 64 us,
-//          a quarter of the SOL time: memory-bound, but the arithmetic and the shuffles are not
-//          free, so each K/V element is used for all query heads of its group while in registers.
+//   bytes   K + V rows read once: 64 x 4096 x 8 x 128 x 2 B x 2 = 1.07 GB (q and out: 1 MB)
+//   SOL     1.07 GB / 4.27 TB/s (measured copy bandwidth) = 252 us
+//   flight  Little's law: 4.27 TB/s x ~1 us of DRAM latency under load = ~4 MB in flight, ~32 KB
+//           per SM. A load into registers holds its registers until the data is used (16 B = 4
+//           registers a thread): with ~200 registers a thread for queries and accumulators, 2 blocks
+//           fit on an SM and keep ~16 KB in flight, half enough. So K and V go through shared memory
+//           with cp.async (sm_80+), which holds no register: 3 tiles of 16 KB ahead per block,
+//           2-3 blocks per SM, 96-144 KB in flight, set by shared memory alone.
+//   issue   At SOL an SM takes in one token row (K + V of one kv head, 512 B) every 31 cycles
+//           (2.1 M rows / 132 SMs in 252 us at 1.98 GHz): 4 schedulers x 31 = ~125 warp
+//           instructions per row. With 64 query / 8 kv heads (group G = 8) the FMAs alone are
+//           2 x 8 x 128 / 32 = 64 of them, so the rest must stay small: a 16-lane shuffle butterfly
+//           per score (4 shuffles, at 1/4 the FMA rate) and an exp2 on each of 16 lanes would cost
+//           as much as the FMAs. Below, a lane ends up with one whole score after ~1 shuffle per
+//           score, and each exp2 is computed once. The main loop's SASS (sm_90a, bf16, D = 128),
+//           per row: ~115 warp instructions at G = 8, ~76 at G = 4, ~52 at G = 1. G = 8 is close
+//           to issue-bound even so: the next step there is the tensor cores (mma.sync) for q.k and p.v.
 //
 // Two kernels:
 //   _paged_decode_split_kernel  one block of 4 warps per (split, kv head [, chunk of its query
-//                               heads], sequence). A token's K (and V) row for one kv head is D
-//                               contiguous elements: LANES = D / VEC lanes read it with one
-//                               16-byte load each, so a warp reads 32 / LANES rows per load
-//                               instruction, every byte of the 32-byte sectors it touches used.
-//                               Dot products: VEC products per lane, then a shuffle butterfly
-//                               over the row's LANES lanes. Online softmax in base 2 (q is
-//                               pre-scaled by scale x log2(e), so exp2f is one instruction).
+//     heads], sequence) walks its share of the sequence in tiles of 16 KB of K and V (32 tokens at
+//     D = 128 bf16; every split but the sequence's last is whole tiles).
+//     Layout: a token's K (and V) row for one kv head is D contiguous elements; LANES = D / VEC
+//     lanes hold 16 bytes of it each (16 lanes at D = 128 bf16), and these lanes own kTileRows = 4
+//     consecutive tokens (rows) of every tile. Each lane copies its 16-byte pieces of its rows'
+//     K and V rows with cp.async into its own slots of a kStages-deep ring in shared memory and
+//     later reads back only what it copied itself: no __syncthreads in the main loop, a lane just
+//     waits for its own copies (cp.async.wait_group). A tile's page numbers are looked up one tile
+//     before its copies are issued, so the table lookup never delays a copy.
+//     Scores: a lane multiplies its piece of R rows with its piece of all G queries: E = R x G
+//     partial dot products (E = LANES where the tile has enough rows). A reduce-scatter butterfly
+//     over the row's LANES lanes halves them at every stage (send one half, add the partner's
+//     other half), so each lane ends with one whole score, its (row, query head) set by its lane
+//     index: E - 1 shuffles for E scores, where a butterfly per score takes log2(LANES) each.
+//     Softmax: one running max per query head for the whole warp (the scores of head g sit on the
+//     lanes with lane % G == g), one exp2 per score, the weights p through shared memory to every
+//     lane of the row.
+//     p.V: a lane accumulates its VEC dims of V for all G query heads of the block.
+//     At the end the warp's row groups are summed (they share the max) and the 4 warps are merged
+//     by their maxima.
 //   _paged_decode_merge_kernel  one block per (sequence, query head): the splits' partial
 //                               results merged by their log-sum-exp.
 #include <algorithm>
@@ -31,16 +56,55 @@ namespace {
 
 constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * 32;
+// Rows (tokens) a lane copies and reads per tile; 2 x kTileRows x 16 B of K and V a thread, so a
+// tile is 128 x 128 B = 16 KB whatever the dtype and head dimension.
+constexpr int kTileRows = 4;
+// Tiles in the ring: kStages - 1 in flight while one is computed on. 4 x 16 KB = 64 KB a block.
+constexpr int kStages = 4;
 constexpr float kLog2e = 1.4426950408889634f;
+constexpr unsigned kFull = 0xffffffffu;
 // Batch rides in gridDim.z, kv heads x head chunks in gridDim.y: both limited to 65535.
 constexpr int64_t kMaxGridYZ = 65535;
 
-// Sum of v over aligned groups of `width` lanes (a power of two <= 32), on every lane of the group.
-template <int width>
-__device__ __forceinline__ float group_sum(float v) {
-#pragma unroll
-  for (int offset = width / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;
+// Everything the kernel and its launcher derive from (dtype, head dim, query heads per block).
+template <typename T, int D, int G>
+struct Tile {
+  static constexpr int VEC = kl_vec16<T>;       // elements per 16 bytes: 8 bf16/fp16, 4 fp32
+  static constexpr int LANES = D / VEC;         // lanes that hold one row: 8, 16 or 32
+  static constexpr int ROWS = 32 / LANES;       // row groups in a warp, each owns kTileRows rows
+  static constexpr int TOKENS = kWarps * ROWS * kTileRows;  // tokens per tile: 16 to 64
+  // Rows per score step: enough that the E = R x G partial dots fill the LANES lanes (one score
+  // each after the reduce-scatter), at most the lane's rows of the tile.
+  static constexpr int R = LANES / G < kTileRows ? LANES / G : kTileRows;
+  static constexpr int E = R * G;
+  static constexpr int STEPS = kTileRows / R;   // score steps per tile
+  static constexpr int RING = kStages * 2 * kTileRows * kThreads;  // 16-byte chunks
+  static constexpr int P_FLOATS = kWarps * ROWS * kTileRows * G;   // the tile's weights p
+  static constexpr size_t SMEM = size_t(RING) * 16 + size_t(P_FLOATS) * sizeof(float);
+  static_assert(LANES >= 8 && LANES <= 32 && 32 % LANES == 0, "a row is 128 to 512 bytes");
+  static_assert(E <= LANES && kTileRows % R == 0, "at most one score per lane");
+  // At the end the ring holds the 4 warps' results: [kWarps][G][D] accumulators, m and l.
+  static_assert(size_t(kWarps) * G * (D + 2) * sizeof(float) <= size_t(RING) * 16, "merge fits the ring");
+};
+
+// --- cp.async (sm_80+): 16 bytes global -> shared, no register held while in flight --------------
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool read) {
+  const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  // .cg: cached in L2 only (each byte is read once). Source size 0 reads nothing and writes 16
+  // zero bytes: a token past the end becomes zeros in shared memory, never stale data or NaN.
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst_shared), "l"(src),
+               "r"(read ? 16 : 0)
+               : "memory");
+}
+
+// Closes the copies issued since the last commit into one group (one tile).
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+// Waits until at most `pending` of this thread's groups are still in flight. Only the issuing
+// thread is guaranteed to see the data: here every lane reads back only its own copies.
+template <int pending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
 }
 
 // Merging two online-softmax states (m, l, acc): the new maximum and the exp2 factors that
@@ -55,8 +119,11 @@ __device__ __forceinline__ Rescale merge_factors(float m_a, float m_b) {
   return {m, exp2f(m_a - m_use), exp2f(m_b - m_use)};
 }
 
-template <typename T, int D, int G, int U>
-__global__ void __launch_bounds__(kThreads) _paged_decode_split_kernel(
+// (kThreads, 2): up to 255 registers a thread. G = 8 at 16 bits takes ~200 (2 blocks per SM), the
+// others fit 3, as many as the ring's 66 KB allows. Without the hint ptxas held a few
+// instantiations to 80 or 128 registers and spilled a few bytes.
+template <typename T, int D, int G>
+__global__ void __launch_bounds__(kThreads, 2) _paged_decode_split_kernel(
     const T* __restrict__ q,                 // [B, Hq, D], rows at q_stride_b, q_stride_h
     const T* __restrict__ k_cache,           // [P, S, Hkv, D] (strides in elements)
     const T* __restrict__ v_cache,
@@ -72,12 +139,15 @@ __global__ void __launch_bounds__(kThreads) _paged_decode_split_kernel(
     int64_t bt_stride,
     float qk_scale,                          // scale x log2(e)
     int num_splits) {
-  constexpr int VEC = kl_vec16<T>;           // elements per 16-byte load: 8 bf16/fp16, 4 fp32
-  constexpr int LANES = D / VEC;             // lanes that read one token's row
-  constexpr int TPW = 32 / LANES;            // tokens a warp reads per load instruction
-  constexpr int STEP = kWarps * TPW * U;     // tokens the block reads per iteration
-  static_assert(LANES >= 1 && LANES <= 32 && 32 % LANES == 0, "D / VEC must divide 32");
+  using L = Tile<T, D, G>;
+  constexpr int VEC = L::VEC, LANES = L::LANES, ROWS = L::ROWS, R = L::R, E = L::E;
   using Pack = KlPack<T, VEC>;
+
+  // Dynamic shared memory: the ring [kStages][2 x kTileRows][kThreads] of 16-byte chunks (a
+  // thread's K rows, then its V rows, consecutive threads adjacent: conflict-free 16-byte
+  // accesses), then the weights p [kWarps][ROWS][kTileRows][G].
+  extern __shared__ __align__(128) uint4 smem[];
+  float* p_buf = reinterpret_cast<float*>(smem + L::RING);
 
   const int split = blockIdx.x;
   const int chunks = (group + G - 1) / G;    // blocks per kv head when the group exceeds G
@@ -87,122 +157,210 @@ __global__ void __launch_bounds__(kThreads) _paged_decode_split_kernel(
   const int64_t b = blockIdx.z;
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
-  const int sub = lane / LANES;              // which of the warp's TPW tokens
-  const int part = lane % LANES;             // which VEC elements of the row
+  const int sub = lane / LANES;              // the lane's row group in the warp
+  const int part = lane % LANES;             // which VEC elements of a row
+  const int rows = warp * ROWS + sub;        // row group in the block: tokens kTileRows x rows + [0, 4)
+  // After the reduce-scatter this lane holds score x = part % E of a step: row x / G of the step's
+  // R rows, query head x % G (= lane % G, the same head in every step and every row group).
+  const int x = part % E;
+  const int xr = x / G, xg = x % G;
 
-  // This split's tokens: whole iterations, so only the sequence's last one is partial.
+  // This split's tokens: whole tiles, so only the sequence's last one is partial.
   const int seq_len = seq_lens[b];
-  const int per_split = kl_cdiv(kl_cdiv(seq_len, STEP), num_splits) * STEP;
+  const int per_split = kl_cdiv(kl_cdiv(seq_len, L::TOKENS), num_splits) * L::TOKENS;
   const int start = split * per_split;
   const int end = min(start + per_split, seq_len);
+  const int n_tiles = start < end ? kl_cdiv(end - start, L::TOKENS) : 0;
+  const int row0 = start + kTileRows * rows;  // token of this lane's row 0 in tile 0
 
-  // The group's queries, this lane's VEC dimensions, pre-scaled, in fp32 registers.
+  // 1. The copy pipeline. lookup(j) reads the page numbers of the lane's rows of tile j (none
+  //    past `end`: table entries and slots past the sequence are never read); issue(j) then
+  //    starts the copies of tile j into ring slot j % kStages and commits them as one group.
+  const int32_t* table = block_table + b * bt_stride;
+  const T* k_head = k_cache + int64_t(kvh) * k_stride_head + part * VEC;
+  const T* v_head = v_cache + int64_t(kvh) * v_stride_head + part * VEC;
+  int page[kTileRows], slot[kTileRows];      // the lookups of the next tile to issue
+  auto lookup = [&](int j) {
+    // The lane's rows are consecutive tokens: one division, then the next slot, or slot 0 of the
+    // next page. A row past the end gets page 0: an address that exists, never read.
+    const int t0 = row0 + j * L::TOKENS;
+    int col = static_cast<unsigned>(t0) / page_size;
+    int s = t0 - col * page_size;
+#pragma unroll
+    for (int r = 0; r < kTileRows; ++r) {
+      page[r] = t0 + r < end ? table[col] : 0;
+      slot[r] = s;
+      if (++s == page_size) {
+        s = 0;
+        ++col;
+      }
+    }
+  };
+  auto issue = [&](int j) {
+    if (j < n_tiles) {
+      const int t0 = row0 + j * L::TOKENS;
+      uint4* dst = smem + (j % kStages) * (2 * kTileRows * kThreads) + threadIdx.x;
+#pragma unroll
+      for (int r = 0; r < kTileRows; ++r) {
+        // page and slot are >= 0: zero-extended, a cheaper 64-bit product than sign-extended.
+        const int64_t pg = static_cast<uint32_t>(page[r]), sl = static_cast<uint32_t>(slot[r]);
+        const T* k_src = k_head + pg * k_stride_page + sl * k_stride_slot;
+        const T* v_src = v_head + pg * v_stride_page + sl * v_stride_slot;
+        cp_async16(dst + r * kThreads, k_src, t0 + r < end);
+        cp_async16(dst + (kTileRows + r) * kThreads, v_src, t0 + r < end);
+      }
+    }
+    cp_async_commit();  // an empty group past the last tile keeps the group count uniform
+  };
+#pragma unroll
+  for (int j = 0; j < kStages - 1; ++j) {
+    lookup(j);
+    issue(j);
+  }
+  lookup(kStages - 1);
+
+  // The group's queries, this lane's VEC dimensions, pre-scaled, in fp32 registers. Lane part
+  // keeps head g ^ xg in register row g: the reduce-scatter below then always sends the upper
+  // half of its partial dots and keeps the lower, with no lane-dependent select.
   float qr[G][VEC];
 #pragma unroll
   for (int g = 0; g < G; ++g) {
-    const T* qp = q + b * q_stride_b + int64_t(head0 + g) * q_stride_h + part * VEC;
+    const int h = g ^ xg;
+    const T* qp = q + b * q_stride_b + int64_t(head0 + h) * q_stride_h + part * VEC;
 #pragma unroll
-    for (int j = 0; j < VEC; ++j) qr[g][j] = g < heads_here ? to_float(qp[j]) * qk_scale : 0.0f;
+    for (int j = 0; j < VEC; ++j) qr[g][j] = h < heads_here ? to_float(qp[j]) * qk_scale : 0.0f;
   }
-  float m[G], l[G], acc[G][VEC];
+  // Online-softmax state. m and l: of head xg (lanes with the same head agree on m; l is this
+  // lane's share of the sum). acc: the lane's VEC dims of every head, over its row group's tokens.
+  float m = -INFINITY, l = 0.0f, acc[G][VEC];
 #pragma unroll
   for (int g = 0; g < G; ++g) {
-    m[g] = -INFINITY;
-    l[g] = 0.0f;
 #pragma unroll
     for (int j = 0; j < VEC; ++j) acc[g][j] = 0.0f;
   }
 
-  const int32_t* table = block_table + b * bt_stride;
-  const T* k_head = k_cache + int64_t(kvh) * k_stride_head + part * VEC;
-  const T* v_head = v_cache + int64_t(kvh) * v_stride_head + part * VEC;
-  for (int s0 = start; s0 < end; s0 += STEP) {
-    // 1. Every load of the iteration in flight before any is used: U K rows and U V rows.
-    Pack kp[U], vp[U];
-    bool ok[U];
+  float* p_rows = p_buf + rows * kTileRows * G;  // [kTileRows][G]: the weights of the lane's rows
+  for (int j = 0; j < n_tiles; ++j) {
+    issue(j + kStages - 1);  // into the slot tile j - 1 used: this lane is done with it
+    lookup(j + kStages);
+    cp_async_wait<kStages - 1>();  // tile j has landed (this lane's copies)
+    const uint4* tile = smem + (j % kStages) * (2 * kTileRows * kThreads) + threadIdx.x;
+    const int t0 = row0 + j * L::TOKENS;  // token of the lane's row 0 in this tile
+
+    // 2. Scores, R rows per step. Partial dot i = rr x G + g is of row rr ^ xr and head g ^ xg:
+    //    entry i ^ x of the step. A butterfly stage at offset o adds the partner's (lane ^ o)
+    //    upper half to this lane's lower half, the entries whose bit o agrees with this lane's;
+    //    after log2(E) stages dot[0] holds entry x, complete. (When E < LANES, the first stages,
+    //    offsets LANES / 2 .. E, sum all E entries: lanes part and part + E then hold copies.)
+    float score[L::STEPS];
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int t = s0 + (warp * U + u) * TPW + sub;
-      ok[u] = t < end;
-      if (ok[u]) {
-        const int64_t page = table[t / page_size];
-        const int slot = t % page_size;
-        kp[u] = *reinterpret_cast<const Pack*>(k_head + page * k_stride_page + slot * k_stride_slot);
-        vp[u] = *reinterpret_cast<const Pack*>(v_head + page * v_stride_page + slot * v_stride_slot);
-      } else {
+    for (int s = 0; s < L::STEPS; ++s) {
+      float dot[E];
 #pragma unroll
-        for (int j = 0; j < VEC; ++j) kp[u].v[j] = vp[u].v[j] = from_float<T>(0.0f);  // 0 x garbage could be NaN
+      for (int rr = 0; rr < R; ++rr) {
+        const Pack kp = *reinterpret_cast<const Pack*>(tile + (s * R + (rr ^ xr)) * kThreads);
+        float k[VEC];
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) k[e] = to_float(kp.v[e]);
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+          float d = 0.0f;
+#pragma unroll
+          for (int e = 0; e < VEC; ++e) d = fmaf(qr[g][e], k[e], d);
+          dot[rr * G + g] = d;
+        }
       }
-    }
-    // 2. Scores: VEC products per lane, summed over the row's LANES lanes. Every lane takes part
-    //    in the shuffles; tokens past the end get -inf.
-    float s[U][G];
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
+      for (int o = LANES / 2; o >= E; o /= 2) {
+#pragma unroll
+        for (int i = 0; i < E; ++i) dot[i] += __shfl_xor_sync(kFull, dot[i], o);
+      }
+#pragma unroll
+      for (int o = E / 2; o >= 1; o /= 2) {
+#pragma unroll
+        for (int i = 0; i < E / 2; ++i) {
+          if (i < o) dot[i] += __shfl_xor_sync(kFull, dot[i + o], o);
+        }
+      }
+      score[s] = t0 + s * R + xr < end ? dot[0] : -INFINITY;  // garbage past the end: weight 0
+    }
+
+    // 3. Online softmax, one rescale per tile: the tile's maximum of head xg over the warp's
+    //    lanes of that head (lane ^ G, ^ 2G, ...), the factor alpha for what was accumulated
+    //    before, one exp2 per score.
+    float mx = score[0];
+#pragma unroll
+    for (int s = 1; s < L::STEPS; ++s) mx = fmaxf(mx, score[s]);
+#pragma unroll
+    for (int o = G; o < 32; o *= 2) mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, o));
+    const Rescale f = merge_factors(m, mx);
+    const float alpha = f.a;
+    const float m_use = f.m == -INFINITY ? 0.0f : f.m;
+    m = f.m;
+    l *= alpha;
+    __syncwarp();  // every lane has read the previous tile's p
+#pragma unroll
+    for (int s = 0; s < L::STEPS; ++s) {
+      const float p = exp2f(score[s] - m_use);
+      l += p;
+      if (part < E) p_rows[(s * R + xr) * G + xg] = p;  // one writer per (row, head)
+    }
+    __syncwarp();  // this tile's p visible to the warp
+
+    // 4. p.V: the lane's VEC dims of its rows' V for all G heads. The max rarely moves after the
+    //    first tiles: the rescale of acc is skipped (by the whole warp) when no head's did.
+    if (__any_sync(kFull, alpha != 1.0f)) {
 #pragma unroll
       for (int g = 0; g < G; ++g) {
-        float dot = 0.0f;
+        const float a = __shfl_sync(kFull, alpha, g);  // lane g holds head g
 #pragma unroll
-        for (int j = 0; j < VEC; ++j) dot = fmaf(qr[g][j], to_float(kp[u].v[j]), dot);
-        dot = group_sum<LANES>(dot);
-        s[u][g] = ok[u] ? dot : -INFINITY;
+        for (int e = 0; e < VEC; ++e) acc[g][e] *= a;
       }
     }
-    // 3. Online softmax, one rescale per iteration: the U new scores share one new maximum.
 #pragma unroll
-    for (int g = 0; g < G; ++g) {
-      float chunk = s[0][g];
+    for (int r = 0; r < kTileRows; ++r) {
+      const Pack vp = *reinterpret_cast<const Pack*>(tile + (kTileRows + r) * kThreads);
+      const KlPack<float, G> p = *reinterpret_cast<const KlPack<float, G>*>(p_rows + r * G);
 #pragma unroll
-      for (int u = 1; u < U; ++u) chunk = fmaxf(chunk, s[u][g]);
-      const Rescale r = merge_factors(m[g], chunk);
-      const float alpha = r.a;
-      const float m_new = r.m;
-      const float m_use = m_new == -INFINITY ? 0.0f : m_new;
-      l[g] *= alpha;
+      for (int e = 0; e < VEC; ++e) {
+        const float v = to_float(vp.v[e]);
 #pragma unroll
-      for (int j = 0; j < VEC; ++j) acc[g][j] *= alpha;
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const float p = exp2f(s[u][g] - m_use);
-        l[g] += p;
-#pragma unroll
-        for (int j = 0; j < VEC; ++j) acc[g][j] = fmaf(p, to_float(vp[u].v[j]), acc[g][j]);
-      }
-      m[g] = m_new;
-    }
-  }
-
-  // 4. The warp's TPW token streams merged: lanes `part`, `part + LANES`, ... hold the same dims.
-#pragma unroll
-  for (int offset = LANES; offset < 32; offset *= 2) {
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-      const float m_o = __shfl_xor_sync(0xffffffffu, m[g], offset);
-      const float l_o = __shfl_xor_sync(0xffffffffu, l[g], offset);
-      const Rescale f = merge_factors(m[g], m_o);
-      m[g] = f.m;
-      l[g] = l[g] * f.a + l_o * f.b;
-#pragma unroll
-      for (int j = 0; j < VEC; ++j) {
-        acc[g][j] = acc[g][j] * f.a + __shfl_xor_sync(0xffffffffu, acc[g][j], offset) * f.b;
+        for (int g = 0; g < G; ++g) acc[g][e] = fmaf(p.v[g], v, acc[g][e]);
       }
     }
   }
 
-  // 5. The block's 4 warps merged through shared memory, then normalized and stored.
-  __shared__ float sm_m[kWarps][G];
-  __shared__ float sm_l[kWarps][G];
-  __shared__ float sm_acc[kWarps][G][D];
+  // 5. The warp's results: its row groups share the max, so their sums simply add; l of head g
+  //    summed over the lanes of head g, each score counted LANES / E times (the copies in 2.).
+#pragma unroll
+  for (int o = LANES; o < 32; o *= 2) {
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) acc[g][e] += __shfl_xor_sync(kFull, acc[g][e], o);
+    }
+  }
+#pragma unroll
+  for (int o = G; o < 32; o *= 2) l += __shfl_xor_sync(kFull, l, o);
+  l *= static_cast<float>(E) / LANES;  // a power of two: exact
+
+  // 6. The block's 4 warps merged through shared memory (the ring, now free), then normalized and
+  //    stored.
+  cp_async_wait<0>();  // only empty groups are left, but the ring is reused below
+  __syncthreads();
+  float* sm_acc = reinterpret_cast<float*>(smem);  // [kWarps][G][D]
+  float* sm_m = sm_acc + kWarps * G * D;           // [kWarps][G]
+  float* sm_l = sm_m + kWarps * G;                 // [kWarps][G]
   if (sub == 0) {
 #pragma unroll
     for (int g = 0; g < G; ++g) {
 #pragma unroll
-      for (int j = 0; j < VEC; ++j) sm_acc[warp][g][part * VEC + j] = acc[g][j];
-      if (part == 0) {
-        sm_m[warp][g] = m[g];
-        sm_l[warp][g] = l[g];
-      }
+      for (int e = 0; e < VEC; ++e) sm_acc[(warp * G + g) * D + part * VEC + e] = acc[g][e];
     }
+  }
+  if (lane < G) {  // lane g holds head g
+    sm_m[warp * G + lane] = m;
+    sm_l[warp * G + lane] = l;
   }
   __syncthreads();
   for (int i = threadIdx.x; i < heads_here * D; i += kThreads) {
@@ -210,14 +368,14 @@ __global__ void __launch_bounds__(kThreads) _paged_decode_split_kernel(
     const int d = i % D;
     float mx = -INFINITY;
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, sm_m[w][g]);
+    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, sm_m[w * G + g]);
     const float m_use = mx == -INFINITY ? 0.0f : mx;
     float lsum = 0.0f, o = 0.0f;
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) {
-      const float f = exp2f(sm_m[w][g] - m_use);
-      lsum += sm_l[w][g] * f;
-      o += sm_acc[w][g][d] * f;
+      const float f = exp2f(sm_m[w * G + g] - m_use);
+      lsum += sm_l[w * G + g] * f;
+      o += sm_acc[(w * G + g) * D + d] * f;
     }
     const int64_t row = b * q_heads + head0 + g;
     if (num_splits == 1) {
@@ -266,17 +424,19 @@ struct Args {
 
 template <typename T, int D, int G>
 void launch_split(const Args& a) {
-  // Loads in flight per thread per iteration: U K rows and U V rows. 8 query heads hold 2 x 64
-  // fp32 registers of q and accumulators already; 2 rows each keeps them under the 255 limit.
-  constexpr int U = G >= 8 ? 2 : 4;
+  using L = Tile<T, D, G>;
   const int group = static_cast<int>(a.q_heads / a.kv_heads);
   const int chunks = (group + G - 1) / G;
   if (a.kv_heads * chunks > kMaxGridYZ || a.batch > kMaxGridYZ) {
     throw std::invalid_argument("paged_decode: at most 65535 sequences and 65535 kv heads x head "
                                 "chunks per call, got batch " + std::to_string(a.batch));
   }
+  // 64 KB of ring and up to 2 KB of weights: above the 48 KB a launch may take without opting in.
+  auto* kernel = &_paged_decode_split_kernel<T, D, G>;
+  KL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(L::SMEM)));
   const dim3 grid(a.num_splits, static_cast<unsigned>(a.kv_heads * chunks), static_cast<unsigned>(a.batch));
-  _paged_decode_split_kernel<T, D, G, U><<<grid, kThreads, 0, a.stream>>>(
+  kernel<<<grid, kThreads, L::SMEM, a.stream>>>(
       static_cast<const T*>(a.q), static_cast<const T*>(a.k), static_cast<const T*>(a.v), a.block_table,
       a.seq_lens, static_cast<T*>(a.out), a.part_o, a.part_lse, static_cast<int>(a.q_heads), group,
       static_cast<int>(a.page_size), a.q_sb, a.q_sh, a.k_sp, a.k_ss, a.k_sh, a.v_sp, a.v_ss, a.v_sh,

@@ -299,7 +299,9 @@ def paged_decode_cuda(q, k_cache, v_cache, block_table, seq_lens, scale=None):
     check_paged_decode_inputs(q, k_cache, v_cache, block_table, seq_lens, scale)
     b, _, d = q.shape
     s, hkv = k_cache.shape[1], k_cache.shape[2]
-    # The same split heuristic as the Triton rung, with the CUDA kernel's tile of 32 tokens.
-    splits = num_splits_for(b, hkv, block_table.shape[1] * s, _num_sms(q.device.index), 32)
+    # The same split heuristic as the Triton rung, with the CUDA kernel's tile: 16 KB of K and V,
+    # 32 tokens at D = 128 bf16 (its splits are whole tiles).
+    tile = 16384 // (2 * d * q.element_size())
+    splits = num_splits_for(b, hkv, block_table.shape[1] * s, _num_sms(q.device.index), tile)
     return _cuda_ops().paged_decode(q, k_cache, v_cache, block_table, seq_lens,
                                     default_scale(d, scale), splits)
