@@ -115,6 +115,16 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
       const int p = lane + k * threads_per_row;
       if (active && p < n_packs) v[k] = xp[p];
     }
+    // The weight is read in step 4, after the reduction. With many rows it is in L2 by then (the
+    // same 8-16 KB for every row); with a few (decode: M = 1..64) it is not, and a load issued
+    // after the reduction would add a second DRAM round trip, ~1 µs at M = 1. A prefetch into L2
+    // now overlaps that trip with the x loads and holds no registers (loading the weight into
+    // registers here would hold 4 x PACKS more across the reduction, which spills at 1024 threads).
+#pragma unroll
+    for (int k = 0; k < PACKS; ++k) {
+      const int p = lane + k * threads_per_row;
+      if (active && p < n_packs) kl_prefetch_l2(wp + p);
+    }
     if constexpr (kAdd) {
       const Pack* rp = reinterpret_cast<const Pack*>(residual + row * residual_row_stride);
       Pack* hp = reinterpret_cast<Pack*>(h + row * n);
@@ -168,9 +178,8 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     // rsqrtf (not fast-math) is within 2 ulp. A zero row gives rsqrt(eps): finite, y = 0.
     const float rstd = rsqrtf(ss / static_cast<float>(n) + eps);
 
-    // 4. Normalize from registers; x is not read again. The weight (the same 16 KB for every
-    //    row) comes from L1/L2; loading it before the reduction would hide that latency but hold
-    //    4 x PACKS more registers across it, which spills at 1024 threads.
+    // 4. Normalize from registers; x is not read again. The weight comes from L1/L2 (prefetched
+    //    in step 1).
     Pack* yp = reinterpret_cast<Pack*>(y + row * n);
 #pragma unroll
     for (int k = 0; k < PACKS; ++k) {
