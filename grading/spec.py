@@ -7,11 +7,28 @@ the spec, so adding a kernel means writing one spec file and its solutions.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Callable, Sequence
 
 import torch
 
 RUNGS = ("eager", "compiled", "triton", "cuda")
+
+# Above this many random values a spec's inputs are drawn on the device: a CPU generator takes
+# seconds for a bench tensor (a 32768 × 8192 activation, a 28672 × 8192 weight), and a `bench`
+# draws one per rung and case. Below it they come from the CPU generator, so that every device
+# (and the parent's re-check, grading/audit.py, which regenerates correctness cases on the CPU)
+# sees the same values for a seed. Correctness cases all stay below it.
+HOST_RNG_MAX = 1 << 24
+
+
+def randn(shape: Sequence[int], gen: torch.Generator, device, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """Standard normal values of `shape` on `device`, reproducible from `gen` (see HOST_RNG_MAX)."""
+    if math.prod(shape) <= HOST_RNG_MAX or torch.device(device).type == "cpu":
+        return torch.randn(*shape, generator=gen).to(device=device, dtype=dtype)
+    seed = int(torch.randint(0, 2**62, (1,), generator=gen))
+    dev_gen = torch.Generator(device=device).manual_seed(seed)
+    return torch.randn(*shape, generator=dev_gen, device=device, dtype=dtype)
 
 
 @dataclasses.dataclass(frozen=True)

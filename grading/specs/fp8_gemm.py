@@ -39,7 +39,8 @@ import math
 
 import torch
 
-from grading.spec import DEFAULT_TOLERANCES, Case, KernelSpec, SpeedTiers, Tolerance, expect_tensor, memory_bound_tiers
+from grading.spec import (DEFAULT_TOLERANCES, Case, KernelSpec, SpeedTiers, Tolerance, expect_tensor,
+                          memory_bound_tiers, randn)
 
 E4M3 = torch.float8_e4m3fn
 E4M3_MAX = 448.0  # the largest finite e4m3 value (4 exponent bits, 3 mantissa bits, no inf)
@@ -118,25 +119,11 @@ def fp8_gemm_ref(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_
 
 # --- inputs and cases -----------------------------------------------------------------------------
 
-# Above this many random values the inputs are drawn on the device (a CPU generator takes seconds
-# for a 28672 × 8192 weight); below it on the CPU, so that every device (and the parent's re-check,
-# grading/audit.py) sees the same values for a seed.
-_HOST_RNG_MAX = 1 << 24
-
-
-def _randn(shape, gen: torch.Generator, device) -> torch.Tensor:
-    if math.prod(shape) <= _HOST_RNG_MAX or torch.device(device).type == "cpu":
-        return torch.randn(*shape, generator=gen).to(device)
-    seed = int(torch.randint(0, 2**62, (1,), generator=gen))
-    dev_gen = torch.Generator(device=device).manual_seed(seed)
-    return torch.randn(*shape, generator=dev_gen, device=device)
-
-
 def make_fp8_quantize_inputs(params: dict, dtype: torch.dtype, gen: torch.Generator, device):
     m, k = params["shape"]
     values = params.get("values", "normal")
     width = k + 16 if params.get("layout") == "strided" else k
-    x = _randn((m, width), gen, device)
+    x = randn((m, width), gen, device)
     if values == "outliers":
         # Like real LLM activations: a few channels 50× larger than the rest, in every token.
         cols = torch.randperm(k, generator=gen)[: max(1, k // 256)].to(x.device)
@@ -156,8 +143,8 @@ def make_fp8_gemm_inputs(params: dict, dtype: torch.dtype, gen: torch.Generator,
     operands: how the baselines are checked at fp32 (tests/test_solutions.py)."""
     m, n, k = params["m"], params["n"], params["k"]
     kinds = params.get("scales", "tensor")  # "tensor", "row", or "row_a": a per token, b per tensor
-    a = _randn((m, k), gen, device).to(E4M3)
-    b = _randn((n, k), gen, device).to(E4M3)
+    a = randn((m, k), gen, device).to(E4M3)
+    b = randn((n, k), gen, device).to(E4M3)
 
     def scale(rows: int, per_row: bool, base: float) -> torch.Tensor:
         u = torch.rand(rows if per_row else 1, generator=gen, dtype=torch.float64)

@@ -38,6 +38,7 @@ import torch
 import torch.nn.functional as F
 
 from grading.spec import Case, KernelSpec, expect_same, expect_tensor, memory_bound_tiers
+from grading.spec import randn as spec_randn
 
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 HEAD_DIMS = (64, 128)
@@ -57,10 +58,6 @@ LARGE_LOGITS_Q = 40.0
 # Correct fp32 kernels that sum in different orders land 1-2e-5 apart: an H200 run had one at
 # 1.8e-5. A kernel that mishandles the maximum is off by O(1), or NaN.
 LARGE_LOGITS_FP32_ATOL = 8.0
-# Above this many cache elements the values come from a generator on the target device (the
-# bench shapes hold up to 2G elements); below it from the CPU generator, so that every device sees
-# the same values for a seed (the parent's re-check regenerates them on the CPU).
-_DEVICE_GENERATOR_ABOVE = 2**24
 
 
 # --- the input contract ---------------------------------------------------------------------------
@@ -187,16 +184,8 @@ def make_inputs(params: dict, dtype: torch.dtype, gen: torch.Generator, device) 
         table[i, start:pages_of[i]] = order[nxt:nxt + own[i]]
         nxt += own[i]
 
-    numel = pool * s * hkv * d
-    if numel > _DEVICE_GENERATOR_ABOVE:
-        dev_gen = torch.Generator(device=device)
-        dev_gen.manual_seed(int(torch.randint(0, 2**62, (1,), generator=gen)))
-
-        def randn(*shape):
-            return torch.randn(*shape, generator=dev_gen, device=device, dtype=dtype)
-    else:
-        def randn(*shape):
-            return torch.randn(*shape, generator=gen).to(device=device, dtype=dtype)
+    def randn(*shape):  # from the CPU generator below HOST_RNG_MAX values (grading/spec.py)
+        return spec_randn(shape, gen, device, dtype)
 
     if params.get("layout") == "kv_fused":
         # One [P, 2, S, Hkv, D] tensor, k and v its two halves (FlashInfer's layout): the page

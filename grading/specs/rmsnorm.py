@@ -33,7 +33,7 @@ import torch
 import torch.nn.functional as F
 
 from grading.baselines import compile_static
-from grading.spec import Case, KernelSpec, expect_same, expect_tensor, memory_bound_tiers
+from grading.spec import Case, KernelSpec, expect_same, expect_tensor, memory_bound_tiers, randn
 
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 # Magnitudes of the "huge" and "tiny" cases. fp16 stays where x + residual cannot overflow 65504
@@ -128,8 +128,8 @@ def _make_inputs(params: dict, dtype: torch.dtype, gen: torch.Generator, device,
         rows *= d
 
     def rand(*shape):
-        # fp32 on the CPU generator: every device sees the same values for a seed.
-        t = torch.randn(*shape, generator=gen)
+        # fp32, from the CPU generator below HOST_RNG_MAX values (grading/spec.py).
+        t = randn(shape, gen, device)
         if values == "huge":
             t = t * _HUGE[dtype]
         elif values == "tiny":

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from grading.baselines import compile_static
-from grading.spec import Case, KernelSpec, expect_same, expect_tensor, memory_bound_tiers
+from grading.spec import Case, KernelSpec, expect_same, expect_tensor, memory_bound_tiers, randn
 
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 # "huge" and "tiny" magnitudes per dtype, kept so that the product stays a normal number.
@@ -43,8 +43,8 @@ def make_inputs(params: dict, dtype: torch.dtype, gen: torch.Generator, device) 
         rows *= d
 
     def rand(*shape):
-        # Generated in fp32 on the CPU generator so every device sees the same values for a seed.
-        return (torch.randn(*shape, generator=gen) * mag).to(device=device, dtype=dtype)
+        # fp32, from the CPU generator below HOST_RNG_MAX values (grading/spec.py).
+        return (randn(shape, gen, device) * mag).to(dtype=dtype)
 
     if layout == "contiguous":
         gate, up = rand(*lead, n), rand(*lead, n)
