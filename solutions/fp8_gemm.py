@@ -37,7 +37,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 __all__ = ["fp8_quantize_eager", "fp8_quantize_compiled", "fp8_quantize_triton", "fp8_quantize_cuda",
            "fp8_gemm_eager", "fp8_gemm_compiled", "fp8_gemm_triton", "fp8_gemm_cuda", "fp8_gemm_scaled_mm",
-           "fp8_gemm_triton_v1", "fp8_gemm_triton_v2", "fp8_gemm_triton_v3", "fp8_gemm_triton_v4"]
+           "fp8_gemm_triton_v1", "fp8_gemm_triton_v2", "fp8_gemm_triton_v3", "fp8_gemm_triton_v4",
+           "fp8_gemm_triton_v5"]
 
 
 # --- rung 1: eager ------------------------------------------------------------------------------
@@ -227,13 +228,14 @@ def fp8_quantize_triton(x: torch.Tensor, per_token: bool) -> tuple[torch.Tensor,
 
 
 # --- rung 3: Triton, the GEMM -------------------------------------------------------------------
-# Four numbered versions, each a step of the notebook, all kept importable for it and for
+# Five numbered versions, each a step of the notebook, all kept importable for it and for
 # benchmarks/fp8_gemm_variants.py:
 #   v1  tiled tl.dot on e4m3, fp32 accumulation, scales in the epilogue, masked K tail
 #   v2  + grouped rasterization (GROUP_M): programs that run together share rows of a and b in L2
 #   v3  + persistent programs (one per SM, looping over tiles) and TMA tensor descriptors
 #   v4  split-K for small M: the weight is streamed by enough programs to fill the GPU
-# fp8_gemm_triton picks v4 for M <= 128 and v3 above (v2 where the Triton or GPU lacks TMA).
+#   v5  weight streaming for small M: swap-AB, one kernel, each program owns a slice of b's rows
+# fp8_gemm_triton picks v5 for M <= 128 and v3 above (v2 where the Triton or GPU lacks TMA).
 #
 # Accumulation. Hopper's fp8 tensor cores add into an accumulator that keeps 13 mantissa bits and
 # truncates (so does Ada's): `acc = tl.dot(a, b, acc)` over K = 28672 drifts by percents. Every
@@ -272,6 +274,20 @@ def _apply_scales(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A: tl.constexpr
         sa = tl.load(sa_ptr)
     if ROW_B:
         sb = tl.load(sb_ptr + offs_n, mask=offs_n < N, other=0.0)[None, :]  # [1, BLOCK_N]
+    else:
+        sb = tl.load(sb_ptr)
+    return acc * sa * sb
+
+
+@triton.jit
+def _apply_scales_t(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A: tl.constexpr, ROW_B: tl.constexpr):
+    """The same epilogue on a tile of yᵀ (v5): acc[j, i] · scale_b[j or 0] · scale_a[i or 0]."""
+    if ROW_A:
+        sa = tl.load(sa_ptr + offs_m, mask=offs_m < M, other=0.0)[None, :]  # [1, BLOCK_M]
+    else:
+        sa = tl.load(sa_ptr)
+    if ROW_B:
+        sb = tl.load(sb_ptr + offs_n, mask=offs_n < N, other=0.0)[:, None]  # [BLOCK_N, 1]
     else:
         sb = tl.load(sb_ptr)
     return acc * sa * sb
@@ -409,9 +425,102 @@ def _convert_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
     tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=mask).to(dst_ptr.dtype.element_ty), mask=mask)
 
 
+# v5, weight streaming. Napkin math for decode (M <= 128) on an H200:
+# - The bytes are the weight's: N·K (4096 × 4096: 16.8 MB, 3.9 µs at the 4.25 TB/s copy roof;
+#   28672 × 8192: 235 MB, 55 µs). a (M·K) and y (2·M·N) are under 1% of it at M = 16.
+# - Little's law: 4.25 TB/s × ~1 µs of loaded HBM latency ≈ 4 MB in flight, ≈ 32 KB per SM on
+#   132 SMs, for the whole run, ramp included.
+# - What v4 pays on top: three kernels (zero the fp32 buffer, the GEMM, the bf16 convert), each
+#   a launch and a ramp (~1-2 µs, against 3.9 µs of bytes at 4096 × 4096); split·M·N fp32 atomics
+#   (split 8 at 128 × 4096 × 4096: 4 M of them, 16 MB of read-modify-write in L2, the size of the
+#   weight); programs so short (2 K steps of 256 at 1 × 4096 × 4096) that pipeline fill and drain
+#   are most of their life; more programs than fit at once (448 at 1 × 14336 × 4096, 2 per SM
+#   resident), so a second, partial wave; and the tokens on the MMA's tall side: wgmma is 64
+#   rows per warpgroup, so BLOCK_M = 16 is below it and Triton falls back to mma.sync.
+# v5 answers each: swap-AB, yᵀ = b · aᵀ, puts b's rows on the tall side (BLOCK_N >= 64 reaches
+# wgmma) and the tokens on the narrow one (BLOCK_M >= 16, tl.dot's least; no bytes wasted, only
+# MMA work, which is 5-10× under the bytes' time at M <= 16); BLOCK_N is chosen so that the N
+# tiles alone cover the SMs (pick_config), then each program streams BLOCK_N × K of b, all of K,
+# in one wave, with one kernel, no workspace and no atomics. Where N / BLOCK_N is too few (N =
+# 4096 with the tokens' tile at 64 or 128), K is split and the last program to finish a tile sums
+# the slices' partials (plain stores to a workspace, a counter per tile) and writes y: still one
+# GEMM kernel, plus a memset of the counters.
+@triton.jit
+def _fp8_gemm_v5_kernel(
+    a_ptr, b_ptr, y_ptr,    # a [M, K], b [N, K] e4m3 contiguous; y [M, N] contiguous
+    sa_ptr, sb_ptr,         # fp32 scales: [M] or [1], [N] or [1]
+    ws_ptr,                 # SPLIT_K > 1: fp32 [SPLIT_K, M, N], each K slice's partial sums (not zeroed)
+    count_ptr,              # SPLIT_K > 1: int32 [tiles], zeroed: K slices finished per output tile
+    M, N, K,
+    k_per_split,            # a multiple of BLOCK_K; program z takes K range [z·k_per_split, +k_per_split)
+    slice_elems,            # M·N: the stride of ws between K slices
+    ROW_A: tl.constexpr, ROW_B: tl.constexpr,
+    BLOCK_N: tl.constexpr,  # rows of b (columns of y) per program: the MMA's tall side
+    BLOCK_M: tl.constexpr,  # tokens per program: the MMA's narrow side, >= 16
+    BLOCK_K: tl.constexpr,
+    SPLIT_K: tl.constexpr,
+    PROMOTE: tl.constexpr,
+    TMA: tl.constexpr,      # tensor-descriptor loads (the copy engine) instead of per-thread ones
+):
+    # Grid (N tiles, M tiles, SPLIT_K), N fastest: every program in flight reads its own rows of b.
+    pid_n = tl.program_id(0)
+    pid_m = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    k_start = pid_k * k_per_split
+    k_end = tl.minimum(k_start + k_per_split, K)
+    acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)  # a tile of yᵀ
+    if TMA:
+        # Boxes past N, M or K are zero-filled by the copy engine; slices are whole BLOCK_Ks, so
+        # only the last one reaches past its end (K itself).
+        b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BLOCK_N, BLOCK_K])
+        a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
+        for k0 in range(k_start, k_end, BLOCK_K):
+            b = b_desc.load([pid_n * BLOCK_N, k0])  # [BLOCK_N, BLOCK_K]
+            a = a_desc.load([pid_m * BLOCK_M, k0])  # [BLOCK_M, BLOCK_K]
+            if PROMOTE:
+                acc += tl.dot(b, a.T)
+            else:
+                acc = tl.dot(b, a.T, acc)
+    else:
+        offs_k = tl.arange(0, BLOCK_K)
+        b_rows = b_ptr + offs_n.to(tl.int64)[:, None] * K  # [BLOCK_N, 1], 64-bit: b passes 2^31 bytes
+        a_rows = a_ptr + offs_m.to(tl.int64)[:, None] * K  # [BLOCK_M, 1]
+        for k0 in range(k_start, k_end, BLOCK_K):
+            k = k0 + offs_k
+            b = tl.load(b_rows + k[None, :], mask=(offs_n[:, None] < N) & (k[None, :] < k_end), other=0.0)
+            a = tl.load(a_rows + k[None, :], mask=(offs_m[:, None] < M) & (k[None, :] < k_end), other=0.0)
+            if PROMOTE:
+                acc += tl.dot(b, a.T)  # [BLOCK_N, BLOCK_M]
+            else:
+                acc = tl.dot(b, a.T, acc)
+    mask = (offs_n[:, None] < N) & (offs_m[None, :] < M)
+    yt_offs = offs_m.to(tl.int64)[None, :] * N + offs_n[:, None]  # [BLOCK_N, BLOCK_M] into [M, N]
+    if SPLIT_K > 1:
+        tl.store(ws_ptr + pid_k.to(tl.int64) * slice_elems + yt_offs, acc, mask=mask)
+        # Every thread's store before the counter's release; the last of the tile's SPLIT_K
+        # programs to arrive sees the count SPLIT_K - 1 and finishes the tile (no one waits).
+        tl.debug_barrier()
+        done = tl.atomic_add(count_ptr + pid_m * tl.num_programs(0) + pid_n, 1, sem="acq_rel")
+        if done == SPLIT_K - 1:
+            # Summed in slice order whoever arrives last: the same bits on every call. ".cg":
+            # from L2, where the other programs' stores are, not from a stale L1 line.
+            acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)
+            part = ws_ptr + yt_offs
+            for _ in tl.static_range(SPLIT_K):
+                acc += tl.load(part, mask=mask, other=0.0, cache_modifier=".cg")
+                part += slice_elems
+            acc = _apply_scales_t(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
+            tl.store(y_ptr + yt_offs, acc.to(y_ptr.dtype.element_ty), mask=mask)
+    else:
+        acc = _apply_scales_t(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
+        tl.store(y_ptr + yt_offs, acc.to(y_ptr.dtype.element_ty), mask=mask)
+
+
 @dataclasses.dataclass(frozen=True)
 class GemmConfig:
-    """One launch configuration; `variant` is the kernel version (1-4)."""
+    """One launch configuration; `variant` is the kernel version (1-5)."""
 
     variant: int
     block_m: int
@@ -420,18 +529,21 @@ class GemmConfig:
     num_warps: int
     num_stages: int
     group_m: int = 8
-    split_k: int = 0  # v4: 0 = chosen from the shape (see _split_k)
+    split_k: int = 0  # v4, v5: 0 = chosen from the shape (see _split_k, _stream_split)
     promote: bool = True
     flatten: bool = False
+    tma: bool = False  # v5: tensor-descriptor loads
 
     def describe(self) -> str:
         s = f"v{self.variant} {self.block_m}x{self.block_n}x{self.block_k} w{self.num_warps} s{self.num_stages}"
         if self.variant in (2, 3):
             s += f" g{self.group_m}"
-        if self.variant == 4 and self.split_k:
+        if self.variant in (4, 5) and self.split_k:
             s += f" split{self.split_k}"
         if self.flatten:
             s += " flat"
+        if self.tma:
+            s += " tma"
         return s + ("" if self.promote else " fast-acc")
 
 
@@ -462,18 +574,72 @@ def _tma_scratch(size: int, alignment: int, stream) -> torch.Tensor:
 # choices it supports, rerun it on a new GPU. Tiles are 128 wide where M allows: a wgmma
 # instruction covers 64 rows per warpgroup, and 128 × 128 fp32 accumulators plus the promoted
 # partial sums fit two warpgroups' registers (8 warps: 64 + 64 per thread, no spills).
-SMALL_M = 128  # at and below: v4 (weight-bound); above: v3
+SMALL_M = 128  # at and below: v5 (weight-bound); above: v3
+# Shared memory for the pipeline stages of the programs resident on one SM: 200 of Hopper's
+# 228 KB, the rest left to Triton's epilogue scratch and the 1 KB the hardware keeps per block.
+_SMEM_PER_SM = 200 * 1024
 
 
-def pick_config(m: int, n: int, k: int) -> GemmConfig:
+def _v4_config(m: int) -> GemmConfig:
+    """v4's table (fp8_gemm_triton's small-M pick before v5), kept as v4's default."""
     if m <= 16:
         return GemmConfig(4, 16, 64, 256, num_warps=4, num_stages=4)
     if m <= 32:
         return GemmConfig(4, 32, 64, 256, num_warps=4, num_stages=4)
     if m <= 64:
         return GemmConfig(4, 64, 64, 128, num_warps=4, num_stages=5)
+    return GemmConfig(4, 64, 128, 128, num_warps=4, num_stages=4)
+
+
+def _stream_split(tiles: int, k: int, block_k: int, sms: int) -> int:
+    """v5's K slices: none when the output tiles alone cover 90% of the SMs; otherwise a power of
+    two (even slices of a power-of-two K) up to one program per SM, each slice at least 4 K steps
+    (a pipeline's worth)."""
+    if tiles >= 0.9 * sms:
+        return 1
+    want = max(1, sms // tiles)
+    return max(1, min(1 << (want.bit_length() - 1), k // (4 * block_k)))
+
+
+def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
+    """v5 at M <= 128. A PREDICTION from the napkin math above _fp8_gemm_v5_kernel, to be confirmed
+    or refuted by `python benchmarks/fp8_gemm_variants.py --small` on an H200:
+    - the tokens' tile is M rounded up to a power of two, 16 to 128: a is read once per N tile;
+    - BLOCK_N is the widest of 128, 64 (and 32 at M <= 32: mma.sync, below wgmma's 64 rows) whose
+      N tiles cover 90% of the SMs: one wave, each program streaming BLOCK_N × K. Wider tiles
+      read a from L2 fewer times (L2 bytes of a = M / BLOCK_N × the weight's bytes: 2× at
+      M = 128, BLOCK_N = 64) and keep more bytes in flight per program;
+    - K is split only where even the narrowest tile leaves SMs idle (_stream_split);
+    - stages: as many as the SM's shared memory gives each resident program, up to 6, with
+      BLOCK_K = 256 (16 KB of b per stage at BLOCK_N = 64) unless fewer than 3 stages fit, then
+      128. Every goal shape keeps >= 32 KB of b in flight per SM (Little's law, above).
+    Per shape on 132 SMs (tokens × BLOCK_N × BLOCK_K, warps, stages, programs; N = 4096 and 8192
+    the same at either K):
+      M <= 16: N = 4096: 16×32×256 w4 s6, 128 | 8192: 16×64×256 w4 s6, 128 |
+               14336: 16×64×256 w4 s5, 224 | 28672: 16×128×128 w4 s5, 224
+      M = 64:  N = 4096: 64×64×256 w4 s6, 64 × split 2 | 8192: 64×64×256 w4 s6, 128 |
+               14336: 64×64×256 w4 s3, 224 | 28672: 64×128×128 w4 s4, 224
+      M = 128: N = 4096: 128×64×256 w4 s4, 64 × split 2 | 8192: 128×64×256 w4 s4, 128 |
+               14336: 128×64×128 w4 s4, 224 | 28672: 128×128×128 w8 s3, 224
+    """
+    bm = min(SMALL_M, max(16, triton.next_power_of_2(m)))
+    widths = (128, 64, 32) if bm <= 32 else (128, 64)
+    m_tiles = triton.cdiv(m, bm)
+    bn = next((w for w in widths if triton.cdiv(n, w) * m_tiles >= 0.9 * sms), widths[-1])
+    tiles = triton.cdiv(n, bn) * m_tiles
+    for bk in (256, 128):
+        split = _stream_split(tiles, k, bk, sms)
+        resident = triton.cdiv(tiles * split, sms)
+        stages = min(6, _SMEM_PER_SM // resident // ((bn + bm) * bk))
+        if stages >= 3:
+            break
+    return GemmConfig(5, bm, bn, bk, num_warps=8 if bn * bm >= 128 * 128 else 4, num_stages=max(2, stages),
+                      split_k=split)
+
+
+def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
     if m <= SMALL_M:
-        return GemmConfig(4, 64, 128, 128, num_warps=4, num_stages=4)
+        return _streaming_config(m, n, k, sms or _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
     return GemmConfig(3, 128, 128, 128, num_warps=8, num_stages=4, group_m=8)
 
 
@@ -507,7 +673,7 @@ def _launch(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig) -> torch.Tensor:
         programs = min(_num_sms(a.device.index), grid_m * grid_n)
         _fp8_gemm_v3_kernel[(programs,)](a, b, y, scale_a, scale_b, m, n, k, GROUP_M=cfg.group_m,
                                          NUM_PROGRAMS=programs, FLATTEN=cfg.flatten, **common)
-    else:
+    elif cfg.variant == 4:
         split = _split_k(cfg, m, n, k, _num_sms(a.device.index))
         k_per_split = triton.cdiv(triton.cdiv(k, split), cfg.block_k) * cfg.block_k
         split = triton.cdiv(k, k_per_split)
@@ -517,6 +683,19 @@ def _launch(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig) -> torch.Tensor:
         if split > 1:
             block = 1024
             _convert_kernel[(triton.cdiv(m * n, block),)](out, y, m * n, BLOCK=block)
+    else:
+        tiles = grid_m * grid_n
+        split = cfg.split_k or _stream_split(tiles, k, cfg.block_k, _num_sms(a.device.index))
+        k_per_split = triton.cdiv(triton.cdiv(k, split), cfg.block_k) * cfg.block_k
+        split = triton.cdiv(k, k_per_split)
+        ws = count = y  # unused without split-K
+        if split > 1:
+            ws = torch.empty((split, m, n), dtype=torch.float32, device=a.device)  # [SPLIT_K, M, N]
+            count = torch.zeros(tiles, dtype=torch.int32, device=a.device)
+        if cfg.tma:
+            triton.set_allocator(_tma_scratch)
+        _fp8_gemm_v5_kernel[(grid_n, grid_m, split)](a, b, y, scale_a, scale_b, ws, count, m, n, k, k_per_split,
+                                                     m * n, SPLIT_K=split, TMA=cfg.tma, **common)
     return y
 
 
@@ -525,6 +704,8 @@ def _variant(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig | None, default)
     cfg = cfg or default(a.shape[0], b.shape[0], a.shape[1])
     if cfg.variant == 3 and not has_tma(a.device.index if a.is_cuda else None):
         cfg = dataclasses.replace(cfg, variant=2)
+    if cfg.tma and not has_tma(a.device.index if a.is_cuda else None):
+        cfg = dataclasses.replace(cfg, tma=False)
     return _launch(a, b, scale_a, scale_b, out_dtype, cfg)
 
 
@@ -543,6 +724,10 @@ def fp8_gemm_triton_v3(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, config:
 
 
 def fp8_gemm_triton_v4(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, config: GemmConfig | None = None):
+    return _variant(a, b, scale_a, scale_b, out_dtype, config, lambda m, n, k: _v4_config(m))
+
+
+def fp8_gemm_triton_v5(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, config: GemmConfig | None = None):
     return _variant(a, b, scale_a, scale_b, out_dtype, config, lambda m, n, k: pick_config(min(m, SMALL_M), n, k))
 
 

@@ -121,6 +121,11 @@ def _versions():
         "v1": sol.fp8_gemm_triton_v1, "v2": sol.fp8_gemm_triton_v2, "v3": sol.fp8_gemm_triton_v3,
         "v4": sol.fp8_gemm_triton_v4,
         "v4 split 3": functools.partial(sol.fp8_gemm_triton_v4, config=GemmConfig(4, 16, 32, 64, 4, 2, split_k=3)),
+        "v5": sol.fp8_gemm_triton_v5,
+        # K slices summed by the last program of each tile: 3 at K = 144 (the last 16 wide), 2 at K = 208.
+        "v5 split 3": functools.partial(sol.fp8_gemm_triton_v5, config=GemmConfig(5, 16, 32, 64, 4, 2, split_k=3)),
+        "v5 tma split 2": functools.partial(sol.fp8_gemm_triton_v5,
+                                            config=GemmConfig(5, 32, 64, 32, 4, 2, split_k=2, tma=True)),
         "v3 fast-acc": functools.partial(sol.fp8_gemm_triton_v3, config=GemmConfig(3, 32, 32, 64, 4, 2, promote=False)),
         "v2 small tiles": functools.partial(sol.fp8_gemm_triton_v2, config=GemmConfig(2, 16, 32, 32, 4, 2, group_m=2)),
     }
@@ -137,6 +142,33 @@ def test_triton_versions_match_the_reference(m, n, k, scales):
         out = fn(*args, **kwargs)
         assert out.shape == (m, n) and out.dtype == torch.bfloat16, name
         check.compare(out, ref, spec.tolerance(E4M3), what=f"{name} at {m}x{n}x{k} {scales}")
+
+
+@pytest.mark.parametrize("m", [1, 16, 37, 64, 100, 128])
+def test_small_m_path_at_every_token_tile(m):
+    # fp8_gemm_triton at M <= 128 is v5, with the tokens' tile 16, 64 or 128 wide.
+    from solutions import fp8_gemm as sol
+    params = {"m": m, "n": 96, "k": 272, "scales": "row" if m % 2 else "tensor"}
+    args, _ = make_fp8_gemm_inputs(params, E4M3, torch.Generator().manual_seed(m), DEVICE)
+    assert sol.pick_config(m, 96, 272).variant == 5
+    check.compare(sol.fp8_gemm_triton(*args), fp8_gemm_ref(*args), get_spec("fp8_gemm").tolerance(E4M3),
+                  what=f"fp8_gemm_triton at {m}x96x272")
+
+
+@pytest.mark.parametrize("m", [1, 16, 64, 128])
+def test_small_m_pick_on_132_sms_is_one_wave(m):
+    # The napkin rule for the H200's 132 SMs: every program of the launch resident at once, at
+    # least 90% of the SMs busy, split-K only where N tiles cannot reach that, and the stages in
+    # shared memory.
+    from grading.specs.fp8_gemm import LLAMA_NK
+    from solutions.fp8_gemm import _SMEM_PER_SM, pick_config
+    for n, k in LLAMA_NK:
+        cfg = pick_config(m, n, k, sms=132)
+        programs = -(-n // cfg.block_n) * -(-m // cfg.block_m) * cfg.split_k
+        resident = -(-programs // 132)
+        assert cfg.variant == 5 and programs >= 0.9 * 132, (n, k, cfg)
+        assert resident * cfg.num_stages * (cfg.block_n + cfg.block_m) * cfg.block_k <= _SMEM_PER_SM, (n, k, cfg)
+        assert cfg.split_k == 1 or n == 4096 and m > 16, (n, k, cfg)
 
 
 def test_triton_writes_other_output_dtypes():
