@@ -3,14 +3,21 @@ one GPU in one run (the grader's protocol: L2 flushed, inputs rotated past L2, C
 30 µs), beside torch._scaled_mm. Each is checked against the float64 reference first.
 
     python benchmarks/fp8_gemm_variants.py [--json OUT.json] [--quick]
+    python benchmarks/fp8_gemm_variants.py --small [--json OUT.json]   # the decode goal, ~3 minutes
     python benchmarks/fp8_gemm_variants.py --summary OUT_DIR   # the chapter's targets, from bench JSONs
 
 The table says, per shape, the fastest candidate and how far the configuration fp8_gemm_triton
-picks is from it: rerun it on a new GPU before trusting pick_config there.
+picks is from it: rerun it on a new GPU before trusting pick_config there. `--small` times the
+decode goal (M <= 128: the Triton rung >= 1.0x torch._scaled_mm at every shape, >= 70% of the copy
+roof in weight bytes per second for weights of 50 MB and more) on the six Llama weights at
+M = 1, 16, 64, 128, per tensor, and four of them with row-wise scales: the v5 pick (a prediction
+from napkin math, solutions/fp8_gemm.py `_streaming_config`), the v4 split-K kernel it replaces,
+and v5 configurations around the pick.
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -25,6 +32,11 @@ from grading import env  # noqa: E402
 # (M, N, K): the weight-bound decode shapes and the compute-bound prefill ones.
 SMALL = [(1, 8192, 8192), (16, 28672, 8192), (64, 4096, 14336), (128, 8192, 8192)]
 LARGE = [(512, 8192, 8192), (4096, 8192, 8192), (8192, 28672, 8192)]
+# The decode goal's shapes (--small): every Llama weight at every decode M, per tensor; row-wise
+# scales (per token × per channel) on four of them.
+GOAL_NK = ((4096, 4096), (14336, 4096), (4096, 14336), (8192, 8192), (28672, 8192), (8192, 28672))
+GOAL = [(m, n, k) for n, k in GOAL_NK for m in (1, 16, 64, 128)]
+GOAL_ROW = [(1, 8192, 8192), (16, 28672, 8192), (64, 4096, 4096), (128, 14336, 4096)]
 
 
 def candidates(m: int):
@@ -40,7 +52,29 @@ def candidates(m: int):
             C(3, 128, 128, 128, 8, 4, promote=False)]
 
 
-def sweep(shapes, quick: bool) -> list[dict]:
+def small_candidates(m: int, n: int, k: int) -> list:
+    """Around the v5 pick, one change each, to test the napkin math's choices: the copy engine
+    (TMA) instead of per-thread loads; BLOCK_N halved or doubled (more programs and more reads of
+    a from L2, or fewer programs and fewer reads); twice the K slices (more programs per SM, a
+    workspace and a last-arriver sum); BLOCK_K halved with twice the stages (the same bytes in
+    flight in smaller steps). First v4, the kernel v5 replaces. About 80 kernels to compile in
+    all, most of the ~3 minutes of `--small`; with `--quick`, the first four."""
+    from solutions.fp8_gemm import _v4_config, pick_config
+    pick = pick_config(m, n, k)
+    r = dataclasses.replace
+    out = [_v4_config(m), r(pick, tma=True)]
+    if pick.block_n > (16 if pick.block_m <= 32 else 32):
+        out.append(r(pick, block_n=pick.block_n // 2))
+    if pick.block_n < 128:
+        out.append(r(pick, block_n=2 * pick.block_n, num_stages=max(2, pick.num_stages - 2),
+                     num_warps=8 if 2 * pick.block_n * pick.block_m >= 128 * 128 else 4))
+    out.append(r(pick, split_k=2 * pick.split_k))
+    if pick.block_k == 256:
+        out.append(r(pick, block_k=128, num_stages=min(8, 2 * pick.num_stages)))
+    return list(dict.fromkeys(out))
+
+
+def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False) -> list[dict]:
     from grading.check import compare
     from grading.lesson_fp8 import gemm_args
     from grading.specs.fp8_gemm import E4M3, GEMM_TOLERANCES, fp8_gemm_ref
@@ -49,14 +83,22 @@ def sweep(shapes, quick: bool) -> list[dict]:
     dev = torch.device("cuda")
     rows = []
     for m, n, k in shapes:
-        sets = [(gemm_args(m, n, k), {}) for _ in range(rotation_count(m * k + n * k + 2 * m * n, dev))]
+        sets = [(gemm_args(m, n, k, per_row=per_row), {})
+                for _ in range(rotation_count(m * k + n * k + 2 * m * n, dev))]
         ref = fp8_gemm_ref(*sets[0][0])
         picked = sol.pick_config(m, n, k)
         fns = {"torch._scaled_mm": sol.fp8_gemm_scaled_mm, f"picked: {picked.describe()}": sol.fp8_gemm_triton}
-        for cfg in candidates(m)[: 4 if quick else None]:
+        if per_row:
+            cands = [sol._v4_config(m)] if m <= sol.SMALL_M else []
+        elif small:
+            # M = 16 runs M = 1's kernels (the same 16-token tile): its pick and v4 suffice.
+            cands = small_candidates(m, n, k)[: 1 if m == 16 else 4 if quick else None]
+        else:
+            cands = candidates(m)[: 4 if quick else None]
+        for cfg in cands:
             fns[cfg.describe()] = (lambda c: lambda a, b, sa, sb: sol._variant(a, b, sa, sb, torch.bfloat16, c, None))(cfg)
         for name, fn in fns.items():
-            row = {"shape": [m, n, k], "impl": name}
+            row = {"shape": [m, n, k], "scales": "row" if per_row else "tensor", "impl": name}
             try:
                 err = compare(fn(*sets[0][0]), ref, GEMM_TOLERANCES[E4M3])[0]
                 t, _, _ = time_fn(fn, sets, target_s=0.1)
@@ -72,9 +114,11 @@ def sweep(shapes, quick: bool) -> list[dict]:
 
 
 def table(rows: list[dict], copy_gbps: float) -> str:
-    lines = ["| M × N × K | torch._scaled_mm | picked | best candidate | picked / best |", "|---|---:|---:|---|---:|"]
-    for shape in dict.fromkeys(tuple(r["shape"]) for r in rows):
-        rs = [r for r in rows if tuple(r["shape"]) == shape and "time_us" in r]
+    lines = ["| M × N × K | torch._scaled_mm | picked | best candidate | picked / best | scaled_mm / picked |",
+             "|---|---:|---:|---|---:|---:|"]
+    for key in dict.fromkeys((tuple(r["shape"]), r.get("scales", "tensor")) for r in rows):
+        shape, scales = key
+        rs = [r for r in rows if (tuple(r["shape"]), r.get("scales", "tensor")) == key and "time_us" in r]
         lib = next((r for r in rs if r["impl"] == "torch._scaled_mm"), None)
         pick = next((r for r in rs if r["impl"].startswith("picked")), None)
         best = min((r for r in rs if r["impl"] != "torch._scaled_mm" and not r["impl"].startswith("picked")),
@@ -85,9 +129,12 @@ def table(rows: list[dict], copy_gbps: float) -> str:
                 return "-"
             return f"{r['time_us']:,.1f} µs · {r['tflops']:,.0f} TF · w {100 * r['weight_gbps'] / copy_gbps:.0f}%"
         ratio = f"{best['time_us'] / pick['time_us']:.2f}" if best and pick else "-"
-        lines.append(f"| {' × '.join(map(str, shape))} | {cell(lib)} | {cell(pick)} | "
-                     f"{best['impl'] if best else '-'}: {cell(best)} | {ratio} |")
-    lines.append(f"\nTF = TFLOP/s; w = weight bytes per second as % of the copy roof ({copy_gbps:,.0f} GB/s).")
+        goal = f"{lib['time_us'] / pick['time_us']:.2f}" if lib and pick else "-"
+        row_wise = ", row-wise" if scales == "row" else ""
+        lines.append(f"| {' × '.join(map(str, shape))}{row_wise} | {cell(lib)} | {cell(pick)} | "
+                     f"{best['impl'] if best else '-'}: {cell(best)} | {ratio} | {goal} |")
+    lines.append(f"\nTF = TFLOP/s; w = weight bytes per second as % of the copy roof ({copy_gbps:,.0f} GB/s). "
+                 "Decode goal (M <= 128): scaled_mm / picked >= 1.00 everywhere, w >= 70% for weights >= 50 MB.")
     return "\n".join(lines)
 
 
@@ -132,6 +179,8 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--json", help="write the rows here")
     p.add_argument("--quick", action="store_true", help="4 candidates per shape")
+    p.add_argument("--small", action="store_true",
+                   help="the decode goal only: 24 shapes at M <= 128 (+4 row-wise), the v5 pick and its neighbours")
     p.add_argument("--summary", metavar="DIR", help="print the targets table from DIR/*_bench.json and exit")
     args = p.parse_args()
     if args.summary:
@@ -143,7 +192,10 @@ def main() -> int:
     from grading import hardware
     gpu = hardware.current()
     roofs = hardware.roofs(gpu, hardware.load_ceilings() or hardware.committed_ceilings(gpu.key))
-    rows = sweep(SMALL + LARGE, args.quick)
+    if args.small:
+        rows = sweep(GOAL, args.quick, small=True) + sweep(GOAL_ROW, args.quick, per_row=True)
+    else:
+        rows = sweep(SMALL + LARGE, args.quick)
     if args.json:
         Path(args.json).write_text(json.dumps({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
                                                "triton": __import__("triton").__version__, "rows": rows}, indent=1))
