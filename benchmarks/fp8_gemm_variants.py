@@ -56,8 +56,8 @@ def small_candidates(m: int, n: int, k: int) -> list:
     """Around the v5 pick, one change each, to test the napkin math's choices: the copy engine
     (TMA) instead of per-thread loads; BLOCK_N halved or doubled (more programs and more reads of
     a from L2, or fewer programs and fewer reads); twice the K slices (more programs per SM, a
-    workspace and a last-arriver sum); BLOCK_K halved with twice the stages (the same bytes in
-    flight in smaller steps). First v4, the kernel v5 replaces. About 80 kernels to compile in
+    workspace and a last-arriver sum); BLOCK_K halved with twice the stages, or doubled with
+    half (the same bytes in flight in smaller or larger steps). First v4, the kernel v5 replaces. About 80 kernels to compile in
     all, most of the ~3 minutes of `--small`; with `--quick`, the first four."""
     from solutions.fp8_gemm import _v4_config, pick_config
     pick = pick_config(m, n, k)
@@ -69,8 +69,10 @@ def small_candidates(m: int, n: int, k: int) -> list:
         out.append(r(pick, block_n=2 * pick.block_n, num_stages=max(2, pick.num_stages - 2),
                      num_warps=8 if 2 * pick.block_n * pick.block_m >= 128 * 128 else 4))
     out.append(r(pick, split_k=2 * pick.split_k))
-    if pick.block_k == 256:
-        out.append(r(pick, block_k=128, num_stages=min(8, 2 * pick.num_stages)))
+    if pick.block_k >= 128:
+        out.append(r(pick, block_k=pick.block_k // 2, num_stages=min(8, 2 * pick.num_stages)))
+    else:
+        out.append(r(pick, block_k=2 * pick.block_k, num_stages=max(2, pick.num_stages // 2)))
     return list(dict.fromkeys(out))
 
 

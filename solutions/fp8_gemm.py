@@ -575,9 +575,12 @@ def _tma_scratch(size: int, alignment: int, stream) -> torch.Tensor:
 # instruction covers 64 rows per warpgroup, and 128 × 128 fp32 accumulators plus the promoted
 # partial sums fit two warpgroups' registers (8 warps: 64 + 64 per thread, no spills).
 SMALL_M = 128  # at and below: v5 (weight-bound); above: v3
-# Shared memory for the pipeline stages of the programs resident on one SM: 200 of Hopper's
+# Shared memory for the pipeline buffers of the programs resident on one SM: 200 of Hopper's
 # 228 KB, the rest left to Triton's epilogue scratch and the 1 KB the hardware keeps per block.
+# Counted as num_stages + 1 buffers: with asynchronous wgmma the pipeliner may keep one more
+# stage alive than it loads ahead.
 _SMEM_PER_SM = 200 * 1024
+_MOST_STAGES = 8
 
 
 def _v4_config(m: int) -> GemmConfig:
@@ -610,31 +613,33 @@ def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
       read a from L2 fewer times (L2 bytes of a = M / BLOCK_N × the weight's bytes: 2× at
       M = 128, BLOCK_N = 64) and keep more bytes in flight per program;
     - K is split only where even the narrowest tile leaves SMs idle (_stream_split);
-    - stages: as many as the SM's shared memory gives each resident program, up to 6, with
-      BLOCK_K = 256 (16 KB of b per stage at BLOCK_N = 64) unless fewer than 3 stages fit, then
-      128. Every goal shape keeps >= 32 KB of b in flight per SM (Little's law, above).
-    Per shape on 132 SMs (tokens × BLOCK_N × BLOCK_K, warps, stages, programs; N = 4096 and 8192
-    the same at either K):
-      M <= 16: N = 4096: 16×32×256 w4 s6, 128 | 8192: 16×64×256 w4 s6, 128 |
-               14336: 16×64×256 w4 s5, 224 | 28672: 16×128×128 w4 s5, 224
-      M = 64:  N = 4096: 64×64×256 w4 s6, 64 × split 2 | 8192: 64×64×256 w4 s6, 128 |
-               14336: 64×64×256 w4 s3, 224 | 28672: 64×128×128 w4 s4, 224
-      M = 128: N = 4096: 128×64×256 w4 s4, 64 × split 2 | 8192: 128×64×256 w4 s4, 128 |
-               14336: 128×64×128 w4 s4, 224 | 28672: 128×128×128 w8 s3, 224
+    - stages: as many as the SM's shared memory gives each resident program, up to 8, with
+      BLOCK_K = 256, 128 or 64, whichever keeps the most of b in flight. Every goal shape keeps
+      >= 48 KB of b in flight per SM (Little's law above asks ~32 KB).
+    Per shape on 132 SMs (tokens × BLOCK_N × BLOCK_K, warps, stages, programs; b in flight per
+    SM; N = 4096 and 8192 the same at either K):
+      M <= 16: N = 4096: 16×32×256 w4 s8, 128; 56 KB | 8192: 16×64×256 w4 s8, 128; 112 KB |
+               14336: 16×64×128 w4 s8, 224; 112 KB | 28672: 16×128×64 w4 s8, 224; 112 KB
+      M = 64:  N = 4096: 64×64×256 w4 s5, 64 × split 2; 64 KB | 8192: 64×64×256 w4 s5, 128; 64 KB |
+               14336: 64×64×128 w4 s5, 224; 64 KB | 28672: 64×128×64 w4 s7, 224; 96 KB
+      M = 128: N = 4096: 128×64×128 w4 s7, 64 × split 2; 48 KB | 8192: 128×64×128 w4 s7, 128; 48 KB |
+               14336: 128×64×64 w4 s7, 224; 48 KB | 28672: 128×128×64 w8 s5, 224; 64 KB
     """
     bm = min(SMALL_M, max(16, triton.next_power_of_2(m)))
     widths = (128, 64, 32) if bm <= 32 else (128, 64)
     m_tiles = triton.cdiv(m, bm)
     bn = next((w for w in widths if triton.cdiv(n, w) * m_tiles >= 0.9 * sms), widths[-1])
     tiles = triton.cdiv(n, bn) * m_tiles
-    for bk in (256, 128):
+    best = None  # (bytes of b in flight per SM, BLOCK_K, stages, split)
+    for bk in (256, 128, 64):
         split = _stream_split(tiles, k, bk, sms)
         resident = triton.cdiv(tiles * split, sms)
-        stages = min(6, _SMEM_PER_SM // resident // ((bn + bm) * bk))
-        if stages >= 3:
-            break
-    return GemmConfig(5, bm, bn, bk, num_warps=8 if bn * bm >= 128 * 128 else 4, num_stages=max(2, stages),
-                      split_k=split)
+        stages = min(_MOST_STAGES, _SMEM_PER_SM // resident // ((bn + bm) * bk) - 1)
+        in_flight = resident * (stages - 1) * bn * bk
+        if best is None or in_flight > best[0]:
+            best = (in_flight, bk, max(2, stages), split)
+    _, bk, stages, split = best
+    return GemmConfig(5, bm, bn, bk, num_warps=8 if bn * bm >= 128 * 128 else 4, num_stages=stages, split_k=split)
 
 
 def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
