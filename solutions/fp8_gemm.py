@@ -25,6 +25,7 @@ from pathlib import Path
 import torch
 import triton
 import triton.language as tl
+from triton.runtime.errors import OutOfResources
 
 from grading import env
 # fp8_gemm_scaled_mm: the library call a user makes instead (cuBLASLt's fp8 GEMM through
@@ -736,9 +737,24 @@ def fp8_gemm_triton_v5(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, config:
     return _variant(a, b, scale_a, scale_b, out_dtype, config, lambda m, n, k: pick_config(min(m, SMALL_M), n, k))
 
 
+# Picks that did not fit: pick_config counts shared memory with a model of Triton's buffers
+# (_SMEM_PER_SM), not Triton's own count, so a pick the compiler rejects is retried with one
+# stage fewer, once per configuration (the rejection comes at load time, before any launch).
+_FITTED: dict[GemmConfig, GemmConfig] = {}
+
+
 def fp8_gemm_triton(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor,
                     out_dtype: torch.dtype = torch.bfloat16) -> torch.Tensor:
-    return _variant(a, b, scale_a, scale_b, out_dtype, None, pick_config)
+    check_fp8_gemm_inputs(a, b, scale_a, scale_b, out_dtype)
+    picked = pick_config(a.shape[0], b.shape[0], a.shape[1])
+    cfg = _FITTED.get(picked, picked)
+    while True:
+        try:
+            return _variant(a, b, scale_a, scale_b, out_dtype, cfg, None)
+        except OutOfResources:
+            if cfg.num_stages <= 2:
+                raise
+            cfg = _FITTED[picked] = dataclasses.replace(cfg, num_stages=cfg.num_stages - 1)
 
 
 # --- rung 4: CUDA C++ (the quantizer) and CUTLASS (the GEMM) --------------------------------------
