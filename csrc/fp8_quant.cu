@@ -8,13 +8,37 @@
 // (chapter 01): at the roof when x crosses HBM once, its row waiting in registers between the two.
 // Per tensor the global amax must be known before the first element is cast: one pass to find
 // it (an atomicMax per block), a second to cast. x is read twice, 5 bytes per element instead
-// of 3: at most 60% of SOL once x is larger than L2 (50 MB).
+// of 3: at most 60% of SOL once x is larger than L2 (50 MB), a little more when the second pass
+// starts with the rows the first one read last (still in L2).
+//
+// What the first version (68-80% of copy at M >= 4096 per token, against Triton's 79-96%) did
+// wrong, from its SASS and ptxas report:
+//   - x / s as an IEEE division: MUFU.RCP, 5 FFMA, FCHK and a branch to a slow path per element,
+//     ~14 instructions per element where the rest of the work is ~4. 4096 x 4096 is 16.7M
+//     elements: 16.7M x 14 / 32 lanes / (132 SMs x 4 schedulers x 1.98 GHz) = 7 us of issue
+//     against 12 us of memory, in the phase between a row's loads and its stores, when the
+//     block has no loads in flight. Now one reciprocal per row and a multiply per element
+//     (the spec allows x * (1 / s): the two roundings land on the other side of an e4m3
+//     midpoint about once in 2^20 elements, one e4m3 step, within tolerance).
+//   - 4 packs of 16 B per thread and the divisions' temporaries: 59 registers, so 8 blocks of
+//     128 threads per SM (K = 4096), half the threads an SM holds. Now 2 packs per thread
+//     (32 B of x, Triton's plan at these shapes) and ~30 registers: 2048 threads per SM, 64 KB of
+//     x in flight per SM while every block is loading, 2.5x the ~26 KB Little's law asks for
+//     (4.25 TB/s x ~0.8 us / 132 SMs), so a block in its reduction or its stores costs nothing.
+//   - the amax pass (per tensor) and the streaming kernel loaded each 16-byte pack as eight
+//     2-byte loads (LDG.E.U16: the pack went by reference into a loop over its elements), one
+//     pack in flight per thread, 16 KB per SM. Now explicit 16-byte loads, 4 per thread in flight.
+// Stores: 8 bytes of e4m3 per pack (bf16/fp16), so a warp writes 256 contiguous bytes per
+// instruction, 8 whole 32-byte sectors; 16-byte stores would halve the store instructions (2% of
+// the instructions) and not the bytes.
 //
 // Kernels:
-//   _fp8_quantize_kernel            a block per row, the row in registers (up to 4 packs of 16
-//                                   bytes per thread, 1024 threads: 32K bf16)
+//   _fp8_quantize_kernel            a block per row, the row in registers (2 packs of 16 bytes per
+//                                   thread up to 1024 threads, 4 past that: 32K bf16)
 //   _fp8_quantize_streaming_kernel  longer rows: the row read twice, the second time mostly from L2
 //   _amax_kernel                    per tensor: the global max |x|, one atomicMax per block
+#include <type_traits>
+
 #include <cuda_fp8.h>
 
 #include "fp8_quant.h"
@@ -39,27 +63,58 @@ __device__ __forceinline__ float block_max(float v, float* warp_max) {
   return v;
 }
 
+// One pack of x as a single 16-byte load (LDG.128) on the vector path. Reading the pack through
+// a reference into an element loop instead let the compiler split it into VEC narrow loads.
 template <typename T, int VEC>
-__device__ __forceinline__ float pack_amax(const KlPack<T, VEC>& p, float m) {
-#pragma unroll
-  for (int j = 0; j < VEC; ++j) m = fmaxf(m, fabsf(to_float(p.v[j])));
-  return m;
+__device__ __forceinline__ KlPack<T, VEC> load_pack(const KlPack<T, VEC>* p) {
+  if constexpr (sizeof(KlPack<T, VEC>) == 16) {
+    const uint4 bits = __ldg(reinterpret_cast<const uint4*>(p));
+    KlPack<T, VEC> out;
+    *reinterpret_cast<uint4*>(&out) = bits;
+    return out;
+  } else {
+    return *p;
+  }
 }
 
-// VEC elements / scale, rounded to nearest even e4m3 and saturated to +-448 (satfinite: e4m3
-// has no inf, and without it a quotient rounding past 448 would become NaN). Stored as one
-// VEC-byte access. x / s, not x * (1 / s): one rounding before e4m3's.
+// max(m, |each element|). fp16 and bf16 pairs go through the packed max (HMNMX2: exact, one
+// instruction per pair) and only the pack's maximum is widened to fp32: half the instructions,
+// and registers to spare (widening all 32 bf16 values of 4 packs first spilled at 32 registers).
 template <typename T, int VEC>
-__device__ __forceinline__ void store_e4m3(uint8_t* q, const KlPack<T, VEC>& p, float s) {
+__device__ __forceinline__ float pack_amax(const KlPack<T, VEC>& p, float m) {
+  if constexpr (std::is_same_v<T, float> || VEC % 2 != 0) {
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) m = fmaxf(m, fabsf(to_float(p.v[j])));
+    return m;
+  } else {
+    using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
+    const T2* p2 = reinterpret_cast<const T2*>(p.v);  // a pack is 16-byte aligned
+    T2 acc = __habs2(p2[0]);
+#pragma unroll
+    for (int j = 1; j < VEC / 2; ++j) acc = __hmax2(acc, __habs2(p2[j]));
+    return fmaxf(m, fmaxf(to_float(acc.x), to_float(acc.y)));
+  }
+}
+
+// The reciprocal of the scale, once per row: every element is then one multiply (see the top).
+__device__ __forceinline__ float inv_scale(float amax) {
+  return 1.0f / (fmaxf(amax, kAmaxMin) / kE4m3Max);
+}
+
+// VEC elements x inv (= x / scale), rounded to nearest even e4m3 and saturated to +-448
+// (satfinite: e4m3 has no inf, and without it a product rounding past 448 would become NaN).
+// Stored as one VEC-byte access.
+template <typename T, int VEC>
+__device__ __forceinline__ void store_e4m3(uint8_t* q, const KlPack<T, VEC>& p, float inv) {
   if constexpr (VEC == 1) {
-    *q = __nv_cvt_float_to_fp8(to_float(p.v[0]) / s, __NV_SATFINITE, __NV_E4M3);
+    *q = __nv_cvt_float_to_fp8(to_float(p.v[0]) * inv, __NV_SATFINITE, __NV_E4M3);
   } else {
     static_assert(VEC % 4 == 0, "packs of 4 or 8 elements");
     uint32_t words[VEC / 4];
 #pragma unroll
     for (int w = 0; w < VEC / 4; ++w) {
-      const float2 lo = make_float2(to_float(p.v[4 * w]) / s, to_float(p.v[4 * w + 1]) / s);
-      const float2 hi = make_float2(to_float(p.v[4 * w + 2]) / s, to_float(p.v[4 * w + 3]) / s);
+      const float2 lo = make_float2(to_float(p.v[4 * w]) * inv, to_float(p.v[4 * w + 1]) * inv);
+      const float2 hi = make_float2(to_float(p.v[4 * w + 2]) * inv, to_float(p.v[4 * w + 3]) * inv);
       words[w] = uint32_t(__nv_cvt_float2_to_fp8x2(lo, __NV_SATFINITE, __NV_E4M3)) |
                  (uint32_t(__nv_cvt_float2_to_fp8x2(hi, __NV_SATFINITE, __NV_E4M3)) << 16);
     }
@@ -73,6 +128,9 @@ __device__ __forceinline__ void store_e4m3(uint8_t* q, const KlPack<T, VEC>& p, 
 
 // One block per row (grid-stride over rows past the grid limit), the row in registers.
 // Thread t owns packs t, t + blockDim.x, ..., so a warp reads 512 contiguous bytes per load.
+// Per tensor the blocks take the rows last to first: _amax_kernel read them first to last, so
+// the first rows here are the ones it read last, still in L2 (up to ~50 MB of x not read from
+// HBM twice).
 template <typename T, int VEC, int PACKS, bool kPerToken>
 __global__ void __launch_bounds__(kMaxThreads) _fp8_quantize_kernel(
     const T* __restrict__ x,       // row r at x + r * x_row_stride
@@ -85,28 +143,29 @@ __global__ void __launch_bounds__(kMaxThreads) _fp8_quantize_kernel(
   using Pack = KlPack<T, VEC>;
   __shared__ float warp_max[32];
   const int n_packs = k / VEC;
-  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {  // uniform per block
+  for (int64_t i = blockIdx.x; i < rows; i += gridDim.x) {  // uniform per block
+    const int64_t row = kPerToken ? i : rows - 1 - i;
     const Pack* xr = reinterpret_cast<const Pack*>(x + row * x_row_stride);
     Pack v[PACKS];
     float m = 0.0f;
 #pragma unroll
-    for (int i = 0; i < PACKS; ++i) {  // every load issued before any is used
-      const int p = threadIdx.x + i * blockDim.x;
-      if (p < n_packs) v[i] = xr[p];
+    for (int j = 0; j < PACKS; ++j) {  // every load issued before any is used
+      const int p = threadIdx.x + j * blockDim.x;
+      if (p < n_packs) v[j] = load_pack(xr + p);
     }
 #pragma unroll
-    for (int i = 0; i < PACKS; ++i) {
-      if (threadIdx.x + i * blockDim.x < n_packs) m = pack_amax(v[i], m);
+    for (int j = 0; j < PACKS; ++j) {
+      if (threadIdx.x + j * blockDim.x < n_packs) m = pack_amax(v[j], m);
     }
     const float amax = kPerToken ? block_max(m, warp_max) : *amax_in;
-    const float s = fmaxf(amax, kAmaxMin) / kE4m3Max;
+    const float inv = inv_scale(amax);
     uint8_t* qr = q + row * k;
 #pragma unroll
-    for (int i = 0; i < PACKS; ++i) {
-      const int p = threadIdx.x + i * blockDim.x;
-      if (p < n_packs) store_e4m3(qr + int64_t(p) * VEC, v[i], s);
+    for (int j = 0; j < PACKS; ++j) {
+      const int p = threadIdx.x + j * blockDim.x;
+      if (p < n_packs) store_e4m3(qr + int64_t(p) * VEC, v[j], inv);
     }
-    if (kPerToken && threadIdx.x == 0) scale[row] = s;
+    if (kPerToken && threadIdx.x == 0) scale[row] = fmaxf(amax, kAmaxMin) / kE4m3Max;
   }
   if (!kPerToken && blockIdx.x == 0 && threadIdx.x == 0) scale[0] = fmaxf(*amax_in, kAmaxMin) / kE4m3Max;
 }
@@ -124,23 +183,30 @@ __global__ void __launch_bounds__(kMaxThreads) _fp8_quantize_streaming_kernel(
     float amax;
     if constexpr (kPerToken) {
       float m = 0.0f;
-      for (int p = threadIdx.x; p < n_packs; p += blockDim.x) m = pack_amax(xr[p], m);
+      for (int p = threadIdx.x; p < n_packs; p += blockDim.x) m = pack_amax(load_pack(xr + p), m);
       amax = block_max(m, warp_max);
     } else {
       amax = *amax_in;
     }
-    const float s = fmaxf(amax, kAmaxMin) / kE4m3Max;
+    const float inv = inv_scale(amax);
     uint8_t* qr = q + row * k;
-    for (int p = threadIdx.x; p < n_packs; p += blockDim.x) store_e4m3(qr + int64_t(p) * VEC, xr[p], s);
-    if (kPerToken && threadIdx.x == 0) scale[row] = s;
+    for (int p = threadIdx.x; p < n_packs; p += blockDim.x) store_e4m3(qr + int64_t(p) * VEC, load_pack(xr + p), inv);
+    if (kPerToken && threadIdx.x == 0) scale[row] = fmaxf(amax, kAmaxMin) / kE4m3Max;
   }
   if (!kPerToken && blockIdx.x == 0 && threadIdx.x == 0) scale[0] = fmaxf(*amax_in, kAmaxMin) / kE4m3Max;
 }
 
 // Per tensor, pass 1: each block takes rows blockIdx.x, + gridDim.x, ... and adds its max with
-// one atomicMax. |x| >= 0, and non-negative floats order like their bits read as unsigned ints.
+// one atomicMax. A thread loads up to kAmaxPacks packs of its row before it uses any: 32 B in
+// flight at K = 4096 bf16, 64 B from 8192 on (the element loop over one pack at a time had 16
+// B). The blocks move through the rows together, so the tensor is read first row to last (the
+// quantize pass reverses that). |x| >= 0, and non-negative floats order like their bits read as
+// unsigned ints. The launcher runs 8 blocks of 256 threads per SM: the bounds hold the kernel to
+// 65536 / 2048 = 32 registers so that they all fit (unbounded, ptxas took 50, and 4 blocks).
+constexpr int kAmaxPacks = 4;
+
 template <typename T, int VEC>
-__global__ void __launch_bounds__(kMaxThreads) _amax_kernel(
+__global__ void __launch_bounds__(256, 8) _amax_kernel(
     const T* __restrict__ x, float* __restrict__ amax_out, int64_t rows, int k, int64_t x_row_stride) {
   using Pack = KlPack<T, VEC>;
   __shared__ float warp_max[32];
@@ -148,7 +214,18 @@ __global__ void __launch_bounds__(kMaxThreads) _amax_kernel(
   float m = 0.0f;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const Pack* xr = reinterpret_cast<const Pack*>(x + row * x_row_stride);
-    for (int p = threadIdx.x; p < n_packs; p += blockDim.x) m = pack_amax(xr[p], m);
+    for (int p0 = threadIdx.x; p0 < n_packs; p0 += kAmaxPacks * blockDim.x) {
+      Pack v[kAmaxPacks];
+#pragma unroll
+      for (int j = 0; j < kAmaxPacks; ++j) {
+        const int p = p0 + j * blockDim.x;
+        if (p < n_packs) v[j] = load_pack(xr + p);
+      }
+#pragma unroll
+      for (int j = 0; j < kAmaxPacks; ++j) {
+        if (p0 + j * blockDim.x < n_packs) m = pack_amax(v[j], m);
+      }
+    }
   }
   m = block_max(m, warp_max);
   if (threadIdx.x == 0) atomicMax(reinterpret_cast<unsigned int*>(amax_out), __float_as_uint(m));

@@ -10,7 +10,7 @@
 //   _fp8_quantize_streaming_kernel<T, VEC, kPerToken>  rows past kMaxThreads x 4 packs: one row
 //       per block of kMaxThreads threads
 //   _amax_kernel<T, VEC>  per tensor, before the quantize kernel: blocks of 256 threads, at most
-//       4 per SM
+//       8 per SM
 // T: float, __half or __nv_bfloat16. VEC: kl_vec16<T> when x's row starts are 16-byte aligned and
 // k and the row stride are multiples of it, else 1. Grids stop at kMaxGrid blocks; the kernels
 // loop over the rows past it.
@@ -28,10 +28,16 @@ namespace {
 // A grid-stride loop over rows covers anything past gridDim.x's limit.
 constexpr int64_t kMaxGrid = 2147483647;
 
-// Packs a thread keeps in registers: 4 x 16 B on the vector path (bf16 K = 8192 -> 256 threads,
-// 64 B of x in flight per thread), 8 single elements on the scalar path.
+// Packs a thread keeps in registers, at most: 4 x 16 B on the vector path (a 32K-element bf16 row
+// on 1024 threads), 8 single elements on the scalar path.
 template <int VEC>
 constexpr int kMaxPacks = VEC > 1 ? 4 : 8;
+// ... and as many as rows up to kMaxThreads x this many packs get: 2 x 16 B of x per thread on
+// the vector path, as Triton's plan (88-96% of copy at M >= 4096 on the H200). More threads per
+// row, fewer registers each: at 4 packs the kernel held 59 registers and an SM 1024 threads; at 2,
+// ~30 and 2048, and a block's reduction and stores overlap other blocks' loads.
+template <int VEC>
+constexpr int kRowPacks = VEC > 1 ? 2 : 8;
 
 int sm_count() {
   int device = 0, sms = 0;
@@ -59,9 +65,11 @@ void launch_rows(const T* x, uint8_t* q, float* scale, const float* amax, int64_
         x, q, scale, amax, rows, k, x_row_stride);
     return;
   }
-  // Whole warps, kPacks packs per thread where the row is long enough (bf16 K = 4096 -> 128
-  // threads, 8192 -> 256, 32768 -> 1024); short rows get one warp and fewer packs.
-  const int threads = std::max(32, 32 * kl_cdiv(kl_cdiv(n_packs, kPacks), 32));
+  // Whole warps, kRowPacks packs per thread up to kMaxThreads threads, kPacks past that (bf16
+  // K = 4096 -> 256 threads, 8192 -> 512, 16384 -> 1024 x 2 packs, 32768 -> 1024 x 4); short
+  // rows get one warp and fewer packs.
+  const int per_thread = n_packs <= kMaxThreads * kRowPacks<VEC> ? kRowPacks<VEC> : kPacks;
+  const int threads = std::max(32, 32 * kl_cdiv(kl_cdiv(n_packs, per_thread), 32));
   switch (kl_next_pow2(kl_cdiv(n_packs, threads))) {
     case 1:
       return launch_resident<T, VEC, 1, kPerToken>(x, q, scale, amax, rows, k, x_row_stride, threads, stream);
@@ -82,8 +90,9 @@ void quantize(const T* x, uint8_t* q, float* scale, float* amax, int64_t rows, i
   if (per_token) {
     launch_rows<T, VEC, true>(x, q, scale, amax, rows, k, x_row_stride, stream);
   } else {
-    // Pass 1: 4 blocks of 256 threads per SM cover the tensor once, 64 B in flight per thread.
-    const int64_t blocks = std::min<int64_t>(rows, 4 * int64_t(sm_count()));
+    // Pass 1: 8 blocks of 256 threads per SM (all the threads it holds) cover the tensor once,
+    // 32-64 B in flight per thread: 64-128 KB per SM.
+    const int64_t blocks = std::min<int64_t>(rows, 8 * int64_t(sm_count()));
     _amax_kernel<T, VEC><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(x, amax, rows, k, x_row_stride);
     KL_CUDA_CHECK(cudaGetLastError());
     launch_rows<T, VEC, false>(x, q, scale, amax, rows, k, x_row_stride, stream);
