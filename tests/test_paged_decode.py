@@ -111,13 +111,46 @@ def test_triton_tiles_across_and_within_pages(block_n):
     check.compare(out, paged_decode_ref(q, k, v, bt, lens, scale=0.125), SPEC.tolerance(torch.float16))
 
 
+@pytest.mark.parametrize("pack", [1, 2])
+def test_triton_kv_pack_agrees(pack):
+    # D = 64: two adjacent kv heads per program by default; one per program gives the same answer.
+    sol = _sol()
+    (q, k, v, bt, lens), _ = _inputs([100, 37, 5], heads=(8, 4), d=64, dtype=torch.float16)
+    out = sol._triton_launch(q, k, v, bt, lens, 0.125, kv_pack=pack, num_splits=2)
+    check.compare(out, paged_decode_ref(q, k, v, bt, lens, scale=0.125), SPEC.tolerance(torch.float16))
+
+
+def test_kv_pack_needs_adjacent_pairs_of_heads():
+    sol = _sol()
+    k = torch.randn(4, 16, 4, 64)
+    assert sol._kv_pack(k, k) == 2
+    assert sol._kv_pack(k[:, :, :3], k[:, :, :3]) == 1        # an odd count of kv heads
+    assert sol._kv_pack(k[:, :, ::2], k[:, :, ::2]) == 1      # heads not adjacent
+    assert sol._kv_pack(torch.randn(4, 16, 4, 128), torch.randn(4, 16, 4, 128)) == 1
+
+
 def test_split_heuristic_on_an_h200():
-    n = functools.partial(_sol().num_splits_for, sms=132, block_n=64, min_tokens=256)
-    assert n(1, 8, 32768) == 66          # one long sequence fills the GPU: 528 programs
-    assert n(1, 8, 512) == 2             # but never a split under 256 tokens
-    assert n(64, 8, 4096) == 2
-    assert n(256, 8, 2048) == 1          # 2048 programs already
+    # Triton: 4 programs resident per SM, 528 slots; tiles of 64 tokens.
+    n = functools.partial(_sol().num_splits_for, sms=132, block_n=64, min_tokens=128)
+    assert n(1, 8, 32768) == 64          # one long sequence: 512 programs of 8 tiles, one round
+    assert n(1, 8, 4096) == 32           # never a split under 128 tokens
+    assert n(16, 8, 4096) == 4           # 512 programs in one round, not 640 in two
+    assert n(64, 8, 4096) == 1           # 512 programs already
+    assert n(256, 8, 2048) == 1          # 2048 programs
     assert n(0, 8, 4096) >= 1
+    # The CUDA rung: 3 blocks per SM (396 slots), tiles of 32 tokens.
+    c = functools.partial(_sol().num_splits_for, sms=132, block_n=32, min_tokens=128, per_sm=3)
+    assert c(1, 8, 32768) == 49          # 392 blocks: one round
+    assert c(64, 8, 4096) == 3           # 1536 blocks, 3.9 rounds (2 splits: 2.6, the last 59% idle)
+    assert c(256, 8, 2048) == 1          # 5.2 rounds: past lockstep, the tail is small
+
+
+def test_cuda_plan():
+    plan = _sol()._cuda_plan
+    assert plan(32, 8, 128, 2) == (8, 32, 3)
+    assert plan(64, 8, 128, 2) == (8, 32, 2)   # G = 8 in 16 bits: 208 registers, 2 blocks per SM
+    assert plan(32, 2, 128, 2) == (4, 32, 2)   # a group of 16: two blocks per kv head
+    assert plan(32, 8, 64, 4) == (8, 32, 3)    # fp32: 16 KB tiles of 32 tokens at D = 64
 
 
 def test_empty_batch():
