@@ -1,23 +1,27 @@
-"""paged_decode variants, timed side by side in one run: the knobs behind the reference rungs.
+"""paged_decode launch plans, timed side by side in one run against SDPA and the gather path.
 
-    python benchmarks/paged_decode_variants.py [--json PATH] [--bench BENCH.json]
+    python benchmarks/paged_decode_variants.py [--json PATH] [--only SUBSTR ...] [--bench BENCH.json]
 
-Triton: tokens per tile (BLOCK_N), warps, pipeline stages, and the split count (the heuristic,
-none, twice the heuristic). Around them: the reference Triton and CUDA rungs, gather + SDPA with
-and without the padding mask (the mask-free form is only right for equal lengths: ANCHORS.md's
-baseline), SDPA on an unpaged cache, FlexAttention on the page table. Each variant is checked
-against the float64 reference before it is timed. With --bench (the JSON of `python -m grading
-bench paged_decode`), the goal table of that run is printed last: % of copy bandwidth on KV bytes
-and the ratios to SDPA on the unpaged cache and to gather + SDPA.
+At the goal shapes (32/8 heads, D = 128 unless named: 1 × 4096, 1 × 32768, 16 × 4096, 64 × 4096,
+256 × 2048, then 64 × 4096 with 32/32 heads, with 64/8 heads and with D = 64), the reference
+Triton and CUDA rungs (their launch plans: solutions/paged_decode.py, "the launch plan") beside:
+- the previous plans: Triton with 2 pipeline stages, one kv head per program and the split count
+  ceil(4 · SMs / (B · Hkv)) capped at 256 tokens a split; the CUDA kernel with that split count;
+- one knob of the new plan at a time: Triton with 2 stages; half and twice the split count of the
+  cost model (both rungs); Triton without the kv-head pairs at D = 64 and with pairs at 32/32;
+- SDPA on an unpaged cache (the goal's yardstick) and gather + masked SDPA (the eager rung).
+Each variant is checked against the float64 reference before it is timed. The last table is the
+goals of this run: % of copy bandwidth on KV bytes, and the ratios to unpaged SDPA and to eager.
+With --bench (the JSON of `python -m grading bench paged_decode`), that run's goal table too.
+About 3 minutes on an H200, a minute of it the CUDA build when its cache is cold.
 """
 import argparse
-import itertools
 import json
+import math
 import sys
 from pathlib import Path
 
 import torch
-import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere in the repo
 import grading  # noqa: E402,F401
@@ -28,47 +32,112 @@ from grading.specs.paged_decode import paged_decode_ref  # noqa: E402
 from grading.timing import rotation_count, time_fn  # noqa: E402
 from solutions import paged_decode as sol  # noqa: E402
 
-SHAPES = [(1, 4096), (1, 32768), (64, 4096), (256, 2048)]
+# (batch, context, (Hq, Hkv), D)
+SHAPES = [(1, 4096, (32, 8), 128), (1, 32768, (32, 8), 128), (16, 4096, (32, 8), 128), (64, 4096, (32, 8), 128),
+          (256, 2048, (32, 8), 128), (64, 4096, (32, 32), 128), (64, 4096, (64, 8), 128), (64, 4096, (32, 8), 64)]
 
 
-def triton_variant(block_n=None, warps=4, stages=2, split_factor=None):
+# Always timed: the goal table needs them.
+KEEP = ("ref triton", "ref cuda", "SDPA, unpaged cache", "eager (gather + masked SDPA)")
+
+
+def _label(shape) -> str:
+    b, n, (hq, hkv), d = shape
+    return f"{b}x{n} {hq}/{hkv} D{d}"
+
+
+def previous_splits(batch: int, kv_heads: int, max_tokens: int, sms: int, block_n: int) -> int:
+    """The split count before the cost model: enough programs for 4 per SM, rounded up, at least
+    256 tokens a split."""
+    want = math.ceil(4 * sms / max(1, batch * kv_heads))
+    return max(1, min(want, math.ceil(max_tokens / max(256, block_n))))
+
+
+def _width(k, bt) -> int:
+    return bt.shape[1] * k.shape[1]  # the longest sequence the table allows
+
+
+def triton_plan(*, stages=None, split_factor=None, kv_pack=None, previous=False):
     def fn(q, k, v, bt, lens):
+        b, hq, d = q.shape
+        hkv = k.shape[2]
+        sms = sol._num_sms(q.device.index)
+        if previous:
+            block_n = 64 * 128 // d
+            splits = previous_splits(b, hkv, _width(k, bt), sms, block_n)
+            return sol._triton_launch(q, k, v, bt, lens, d ** -0.5, block_n=block_n, num_splits=splits,
+                                      num_stages=2, kv_pack=1)
+        pack = kv_pack or sol._kv_pack(k, v)
         splits = None
         if split_factor is not None:
-            b, s, hkv = q.shape[0], k.shape[1], k.shape[2]
-            n = sol.num_splits_for(b, hkv, bt.shape[1] * s, sol._num_sms(q.device.index), block_n or 64)
-            splits = max(1, int(n * split_factor))
-        return sol._triton_launch(q, k, v, bt, lens, q.shape[-1] ** -0.5, block_n=block_n, num_splits=splits,
-                                  num_warps=warps, num_stages=stages)
+            n = sol.num_splits_for(b, hkv // pack, _width(k, bt), sms, sol._block_n(k.shape[1], pack * d))
+            splits = max(1, round(n * split_factor))
+        return sol._triton_launch(q, k, v, bt, lens, d ** -0.5, num_splits=splits, kv_pack=pack,
+                                  num_stages=stages or sol._TRITON_STAGES)
     return fn
 
 
-def gather_sdpa_unmasked(q, k_cache, v_cache, block_table, seq_lens):
-    # Right only when every sequence fills the table (equal lengths, full pages): no mask, so SDPA
-    # may take its flash path.
-    b, _, d = q.shape
-    s, hkv = k_cache.shape[1], k_cache.shape[2]
-    w = block_table.shape[1]
-    k = k_cache[block_table.long()].view(b, w * s, hkv, d).transpose(1, 2)
-    v = v_cache[block_table.long()].view(b, w * s, hkv, d).transpose(1, 2)
-    return F.scaled_dot_product_attention(q[:, :, None], k, v, enable_gqa=True)[:, :, 0]
+def cuda_plan(*, split_factor=None, previous=False):
+    def fn(q, k, v, bt, lens):
+        b, hq, d = q.shape
+        blocks, tile, per_sm = sol._cuda_plan(hq, k.shape[2], d, q.element_size())
+        sms = sol._num_sms(q.device.index)
+        if previous:
+            splits = previous_splits(b, k.shape[2], _width(k, bt), sms, tile)
+        else:
+            n = sol.num_splits_for(b, blocks, _width(k, bt), sms, tile, per_sm=per_sm)
+            splits = max(1, round(n * (split_factor or 1)))
+        return sol._cuda_launch(q, k, v, bt, lens, d ** -0.5, num_splits=splits)
+    return fn
 
 
-def variants() -> dict:
+def variants(shape) -> dict:
+    _, _, (hq, hkv), d = shape
     out = {"eager (gather + masked SDPA)": sol.paged_decode_eager,
-           "gather + SDPA, no mask": gather_sdpa_unmasked,
            "SDPA, unpaged cache": lesson_decode.unpaged_sdpa(),
-           "FlexAttention": sol.paged_decode_flex,
            "ref triton": sol.paged_decode_triton,
-           "ref cuda": sol.paged_decode_cuda}
-    for block_n, warps, stages in itertools.product((32, 64, 128), (4, 8), (1, 2, 3)):
-        out[f"triton BLOCK_N={block_n} w{warps} s{stages}"] = triton_variant(block_n, warps, stages)
-    out["triton splits x0 (one per sequence)"] = triton_variant(split_factor=0)
-    out["triton splits x2"] = triton_variant(split_factor=2)
+           "ref cuda": sol.paged_decode_cuda,
+           "triton previous plan (s2, ceil splits)": triton_plan(previous=True),
+           "cuda previous splits": cuda_plan(previous=True),
+           "triton 2 stages": triton_plan(stages=2),
+           "triton splits x0.5": triton_plan(split_factor=0.5),
+           "triton splits x2": triton_plan(split_factor=2),
+           "cuda splits x0.5": cuda_plan(split_factor=0.5),
+           "cuda splits x2": cuda_plan(split_factor=2)}
+    if d == 64:
+        out["triton one kv head per program"] = triton_plan(kv_pack=1)
+    if hq == hkv:
+        out["triton kv-head pairs"] = triton_plan(kv_pack=2)
     return out
 
 
-def goal_table(bench: dict, copy_gbps: float) -> str:
+def goals(rows: list[dict]) -> str:
+    """This run's goal table: both reference rungs against unpaged SDPA and eager, same run."""
+    t = {(r["shape"], r["impl"]): r for r in rows if r.get("us")}
+    lines = ["| shape | rung | µs | % of copy | × unpaged SDPA | × eager | goals |", "|---|---|---:|---:|---:|---:|---|"]
+    for shape in dict.fromkeys(r["shape"] for r in rows):
+        b, n = (int(x) for x in shape.split()[0].split("x"))
+        sdpa, eager = t.get((shape, "SDPA, unpaged cache")), t.get((shape, "eager (gather + masked SDPA)"))
+        for rung in ("ref triton", "ref cuda"):
+            r = t.get((shape, rung))
+            if not r:
+                lines.append(f"| {shape} | {rung} | failed | | | | |")
+                continue
+            vs_sdpa = sdpa["us"] / r["us"] if sdpa else float("nan")
+            vs_eager = eager["us"] / r["us"] if eager else float("nan")
+            miss = []
+            if vs_eager < 3:
+                miss.append("< 3× eager")
+            if (b * n >= 64 * 4096 or (b, n) == (1, 32768)) and vs_sdpa < 0.9:
+                miss.append("< 0.9× SDPA")
+            if b * n >= 64 * 4096 and r["pct_copy"] < 80:
+                miss.append("< 80% of copy")
+            lines.append(f"| {shape} | {rung} | {r['us']:.1f} | {r['pct_copy']:.0f}% | {vs_sdpa:.2f} | {vs_eager:.2f} | "
+                         f"{', '.join(miss) or 'met'} |")
+    return "\n".join(lines)
+
+
+def bench_goal_table(bench: dict, copy_gbps: float) -> str:
     labels = {"triton": "triton", "cuda": "cuda", "eager": "eager", "compiled": "compiled",
               "unpaged": "SDPA, unpaged cache"}
     lines = ["| case | triton | cuda | unpaged SDPA | eager | compiled | triton/unpaged | cuda/unpaged | "
@@ -91,47 +160,44 @@ def goal_table(bench: dict, copy_gbps: float) -> str:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
+    ap.add_argument("--only", nargs="*", help="time only the variants whose names contain one of these")
     ap.add_argument("--bench", help="a `grading bench paged_decode` JSON: print its goal table last")
     args = ap.parse_args()
     gpu = hardware.current()
     copy = hardware.roofs(gpu, hardware.load_ceilings() or hardware.committed_ceilings(gpu.key)).bandwidth_gbps
-    impls = variants()
     rows = []
     dev = torch.device("cuda")
     for shape in SHAPES:
-        kv = lesson_decode.kv_bytes(shape)
-        sets = [(lesson_decode.decode_args(shape, seed=i), {}) for i in range(rotation_count(kv, dev))]
+        b, n, heads, d = shape
+        label = _label(shape)
+        impls = {k: f for k, f in variants(shape).items()
+                 if not args.only or k in KEEP or any(s in k for s in args.only)}
+        kv = lesson_decode.kv_bytes((b, n), heads, d)
+        sets = [(lesson_decode.decode_args((b, n), heads, d, seed=i), {}) for i in range(rotation_count(kv, dev))]
         ref = paged_decode_ref(*sets[0][0])
         for name, fn in impls.items():
             try:
                 compare(fn(*sets[0][0]), ref, DEFAULT_TOLERANCES[torch.bfloat16])
                 t, _, _ = time_fn(fn, sets, target_s=0.1)
             except Exception as e:  # noqa: BLE001 - one variant failing must not stop the sweep
-                print(f"{name:40s} {shape[0]:4d}x{shape[1]:<6d} failed: {type(e).__name__}: {str(e)[:120]}", flush=True)
-                rows.append({"impl": name, "shape": list(shape), "error": f"{type(e).__name__}: {e}"[:500]})
+                print(f"{name:40s} {label:18s} failed: {type(e).__name__}: {str(e)[:120]}", flush=True)
+                rows.append({"impl": name, "shape": label, "error": f"{type(e).__name__}: {e}"[:500]})
                 continue
             gbps = kv / t.best_s / 1e9
-            rows.append({"impl": name, "shape": list(shape), "us": t.best_s * 1e6, "spread": t.spread,
+            rows.append({"impl": name, "shape": label, "us": t.best_s * 1e6, "spread": t.spread,
                          "gbps": gbps, "pct_copy": 100 * gbps / copy})
-            print(f"{name:40s} {shape[0]:4d}x{shape[1]:<6d} {t.best_s * 1e6:9.1f} µs {gbps:7.0f} GB/s "
+            print(f"{name:40s} {label:18s} {t.best_s * 1e6:9.1f} µs {gbps:7.0f} GB/s "
                   f"{100 * gbps / copy:4.0f}% of copy ±{t.spread * 100:.0f}%", flush=True)
-        del sets
+        del sets, ref
         torch.cuda.empty_cache()
     if args.json:
         Path(args.json).write_text(json.dumps({"device": torch.cuda.get_device_name(0), "copy_gbps": copy,
                                                "rows": rows}, indent=2))
-    best = {}
-    for r in rows:
-        if r.get("us") and r["impl"].startswith("triton BLOCK_N"):
-            key = tuple(r["shape"])
-            if key not in best or r["us"] < best[key]["us"]:
-                best[key] = r
-    print("\nfastest Triton variant per shape:")
-    for key, r in best.items():
-        print(f"  {key[0]}x{key[1]}: {r['impl']} {r['us']:.1f} µs, {r['pct_copy']:.0f}% of copy")
+    print("\ngoals, this run (% of copy bandwidth on KV bytes; × = speedup, same run):")
+    print(goals(rows))
     if args.bench:
         print("\ngoal table (bench run, % of copy bandwidth on KV bytes):")
-        print(goal_table(json.loads(Path(args.bench).read_text()), copy))
+        print(bench_goal_table(json.loads(Path(args.bench).read_text()), copy))
 
 
 if __name__ == "__main__":
