@@ -17,9 +17,12 @@
 //     ~14 instructions per element where the rest of the work is ~4. 4096 x 4096 is 16.7M
 //     elements: 16.7M x 14 / 32 lanes / (132 SMs x 4 schedulers x 1.98 GHz) = 7 us of issue
 //     against 12 us of memory, in the phase between a row's loads and its stores, when the
-//     block has no loads in flight. Now one reciprocal per row and a multiply per element
-//     (the spec allows x * (1 / s): the two roundings land on the other side of an e4m3
-//     midpoint about once in 2^20 elements, one e4m3 step, within tolerance).
+//     block has no loads in flight. Now one reciprocal per row and, per element, a multiply and
+//     two FMAs: q = x * inv corrected by its residual x - q * s, which gives x / s rounded once
+//     (bit-equal to the division on 2M random elements per dtype). The multiply alone would do
+//     for the spec (one e4m3 step allowed), but it differs from x / s on ~3e-4 of bf16 inputs:
+//     a bf16 x over a bf16 amax often lands exactly on an e4m3 midpoint, and one more rounding
+//     moves it off.
 //   - 4 packs of 16 B per thread and the divisions' temporaries: 59 registers, so 8 blocks of
 //     128 threads per SM (K = 4096), half the threads an SM holds. Now 2 packs per thread
 //     (32 B of x, Triton's plan at these shapes) and ~30 registers: 2048 threads per SM, 64 KB of
@@ -96,25 +99,36 @@ __device__ __forceinline__ float pack_amax(const KlPack<T, VEC>& p, float m) {
   }
 }
 
-// The reciprocal of the scale, once per row: every element is then one multiply (see the top).
-__device__ __forceinline__ float inv_scale(float amax) {
-  return 1.0f / (fmaxf(amax, kAmaxMin) / kE4m3Max);
+// A row's scale and its reciprocal, computed once per row.
+struct Scale {
+  float s, inv;
+};
+__device__ __forceinline__ Scale make_scale(float amax) {
+  const float s = fmaxf(amax, kAmaxMin) / kE4m3Max;
+  return {s, 1.0f / s};
 }
 
-// VEC elements x inv (= x / scale), rounded to nearest even e4m3 and saturated to +-448
-// (satfinite: e4m3 has no inf, and without it a product rounding past 448 would become NaN).
-// Stored as one VEC-byte access.
+// x / s without a division: the product by the reciprocal is within an ulp or so of the
+// quotient, and one Newton step on the residual (exact in an FMA) rounds it as x / s would.
+__device__ __forceinline__ float div_scale(float x, Scale sc) {
+  const float q = x * sc.inv;
+  return fmaf(fmaf(-q, sc.s, x), sc.inv, q);
+}
+
+// VEC elements / scale, rounded to nearest even e4m3 and saturated to +-448 (satfinite: e4m3
+// has no inf, and without it a quotient rounding past 448 would become NaN). Stored as one
+// VEC-byte access.
 template <typename T, int VEC>
-__device__ __forceinline__ void store_e4m3(uint8_t* q, const KlPack<T, VEC>& p, float inv) {
+__device__ __forceinline__ void store_e4m3(uint8_t* q, const KlPack<T, VEC>& p, Scale sc) {
   if constexpr (VEC == 1) {
-    *q = __nv_cvt_float_to_fp8(to_float(p.v[0]) * inv, __NV_SATFINITE, __NV_E4M3);
+    *q = __nv_cvt_float_to_fp8(div_scale(to_float(p.v[0]), sc), __NV_SATFINITE, __NV_E4M3);
   } else {
     static_assert(VEC % 4 == 0, "packs of 4 or 8 elements");
     uint32_t words[VEC / 4];
 #pragma unroll
     for (int w = 0; w < VEC / 4; ++w) {
-      const float2 lo = make_float2(to_float(p.v[4 * w]) * inv, to_float(p.v[4 * w + 1]) * inv);
-      const float2 hi = make_float2(to_float(p.v[4 * w + 2]) * inv, to_float(p.v[4 * w + 3]) * inv);
+      const float2 lo = make_float2(div_scale(to_float(p.v[4 * w]), sc), div_scale(to_float(p.v[4 * w + 1]), sc));
+      const float2 hi = make_float2(div_scale(to_float(p.v[4 * w + 2]), sc), div_scale(to_float(p.v[4 * w + 3]), sc));
       words[w] = uint32_t(__nv_cvt_float2_to_fp8x2(lo, __NV_SATFINITE, __NV_E4M3)) |
                  (uint32_t(__nv_cvt_float2_to_fp8x2(hi, __NV_SATFINITE, __NV_E4M3)) << 16);
     }
@@ -158,14 +172,14 @@ __global__ void __launch_bounds__(kMaxThreads) _fp8_quantize_kernel(
       if (threadIdx.x + j * blockDim.x < n_packs) m = pack_amax(v[j], m);
     }
     const float amax = kPerToken ? block_max(m, warp_max) : *amax_in;
-    const float inv = inv_scale(amax);
+    const Scale sc = make_scale(amax);
     uint8_t* qr = q + row * k;
 #pragma unroll
     for (int j = 0; j < PACKS; ++j) {
       const int p = threadIdx.x + j * blockDim.x;
-      if (p < n_packs) store_e4m3(qr + int64_t(p) * VEC, v[j], inv);
+      if (p < n_packs) store_e4m3(qr + int64_t(p) * VEC, v[j], sc);
     }
-    if (kPerToken && threadIdx.x == 0) scale[row] = fmaxf(amax, kAmaxMin) / kE4m3Max;
+    if (kPerToken && threadIdx.x == 0) scale[row] = sc.s;
   }
   if (!kPerToken && blockIdx.x == 0 && threadIdx.x == 0) scale[0] = fmaxf(*amax_in, kAmaxMin) / kE4m3Max;
 }
@@ -188,10 +202,10 @@ __global__ void __launch_bounds__(kMaxThreads) _fp8_quantize_streaming_kernel(
     } else {
       amax = *amax_in;
     }
-    const float inv = inv_scale(amax);
+    const Scale sc = make_scale(amax);
     uint8_t* qr = q + row * k;
-    for (int p = threadIdx.x; p < n_packs; p += blockDim.x) store_e4m3(qr + int64_t(p) * VEC, load_pack(xr + p), inv);
-    if (kPerToken && threadIdx.x == 0) scale[row] = fmaxf(amax, kAmaxMin) / kE4m3Max;
+    for (int p = threadIdx.x; p < n_packs; p += blockDim.x) store_e4m3(qr + int64_t(p) * VEC, load_pack(xr + p), sc);
+    if (kPerToken && threadIdx.x == 0) scale[row] = sc.s;
   }
   if (!kPerToken && blockIdx.x == 0 && threadIdx.x == 0) scale[0] = fmaxf(*amax_in, kAmaxMin) / kE4m3Max;
 }
