@@ -3,15 +3,19 @@ against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/7
 
     python benchmarks/fp8_gemm_cutlass_check.py [--json PATH] [--no-sweep] [--ms 1,16,...]
 
-Two libraries are built side by side, each by its own process (nvcc compiles one file on one
-core): the file as shipped (configurations 1-4, which the dispatch picks from) and the same file
-with KL_FP8_GEMM_SWEEP defined (alternatives 5-7). Columns: TFLOP/s; "w%" = the weight's bytes
-(N x K) per second as a share of this run's device-to-device copy bandwidth, the roof for small
-M; "x" = ours / torch._scaled_mm with the same kind of scales.
+Four libraries are built side by side, each by its own process (nvcc compiles one file on one
+core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 1-4, which the
+dispatch picks from, and their run-time variants 10-15) and the same file with KL_FP8_GEMM_SWEEP
+= 1, 2, 3 (kernels 5-6, 7-8 with 16, 9). The file's header says what each configuration tests and why.
+Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s;
+"w%" = the weight's bytes (N x K) per second as a share of this run's device-to-device copy
+bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the same kind of scales.
+Expected duration on an H200: ~1.5 min of builds, ~3 min of checks and timings.
 """
 import argparse
 import faulthandler
 import json
+import math
 import subprocess
 import sys
 import tempfile
@@ -37,16 +41,21 @@ SHAPES = [(4096, 4096), (14336, 4096), (4096, 14336), (8192, 8192), (28672, 8192
 MS = [1, 16, 64, 128, 512, 4096, 8192]
 CHECK_MS = [1, 16, 37, 128, 4096]
 CHECK_N, CHECK_K = 4104, 4096 + 48  # N not a multiple of any tile; K ends in a partial k-block
-MAIN_CONFIGS, SWEEP_CONFIGS = [1, 2, 3, 4], [5, 6, 7]
+# The configurations each build holds: 0 = the file as shipped, n = built with KL_FP8_GEMM_SWEEP=n.
+BUILDS = {0: [1, 2, 3, 4, 10, 11, 12, 13, 14, 15], 1: [5, 6], 2: [7, 8, 16], 3: [9]}
 FAST_ACCUM = {6}  # no fp32 promotion: its error is reported (marked *), not judged
-TARGET_S = 0.1  # seconds per timing: ~350 timings, about a minute and a half
+TARGET_S = 0.1  # seconds per timing: ~520 timings, about two and a half minutes
 
 
 def sweep_configs(m):
-    """The forced configurations worth timing at M (the swap-AB ones only where M is small)."""
+    """The forced configurations worth timing at M: swap-AB and the stream-K / split-K variants
+    of kernel 1 where the weight's bytes decide (M <= 64), the promotion, stream-K and swizzle
+    variants of the big tiles where the FLOPs do."""
     if m <= 64:
-        return [1, 7, 2, 3]
-    return [2, 3, 4, 5, 6] if m <= 128 else [3, 4, 5, 6]
+        return [1, 7, 12, 13, 14, 2, 3]
+    if m <= 128:
+        return [2, 3, 15, 4, 10, 5, 8]
+    return [3, 15, 4, 10, 11, 5, 8, 16, 9, 6]
 
 
 def _fake(a, b, scale_a, scale_b, config=0):
@@ -59,27 +68,31 @@ def _load(source):
 
 
 def build(tmp, sweep):
-    """Both libraries, compiled in parallel child processes, then loaded here from the cache."""
-    sources = [SOURCE]
+    """All libraries, compiled in parallel child processes, then loaded here from the cache.
+    Returns the shipped library and {config: library holding it}."""
+    sources = {0: SOURCE}
     if sweep:
-        wrapper = Path(tmp) / "fp8_gemm_cutlass_sweep.cu"
-        wrapper.write_text('#define KL_FP8_GEMM_SWEEP 1\n#include "fp8_gemm_cutlass.cu"\n')
-        sources.append(wrapper)
+        for n in BUILDS:
+            if n:
+                wrapper = Path(tmp) / f"fp8_gemm_cutlass_sweep{n}.cu"
+                wrapper.write_text(f'#define KL_FP8_GEMM_SWEEP {n}\n#include "fp8_gemm_cutlass.cu"\n')
+                sources[n] = wrapper
     t0 = time.perf_counter()
-    print(f"compiling {', '.join(s.name for s in sources)} in parallel (minutes, unless cached)", flush=True)
+    print(f"compiling {', '.join(s.name for s in sources.values())} in parallel (minutes, unless cached)",
+          flush=True)
     code = ("import sys; sys.path.insert(0, sys.argv[1]); from benchmarks.fp8_gemm_cutlass_check import _load; "
             "from pathlib import Path; _load(Path(sys.argv[2]))")
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(REPO), str(s)], stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True) for s in sources]
-    for p, s in zip(procs, sources):
+    procs = {n: subprocess.Popen([sys.executable, "-c", code, str(REPO), str(s)], stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True) for n, s in sources.items()}
+    for n, p in procs.items():
         out, _ = p.communicate()
         if p.returncode:
-            print(f"building {s.name} failed:\n{out[-4000:]}", flush=True)
-    libs = [_load(s) for s in sources]  # raises CudaCompileError with the first errors if it failed
+            print(f"building {sources[n].name} failed:\n{out[-4000:]}", flush=True)
+    libs = {n: _load(s) for n, s in sources.items()}  # raises CudaCompileError with the first errors
     print(f"built {len(sources)} libraries in {time.perf_counter() - t0:.0f} s", flush=True)
-    ops = {c: libs[0] for c in MAIN_CONFIGS}
-    if sweep:
-        ops.update({c: libs[1] for c in SWEEP_CONFIGS})
+    ops = {c: libs[n] for n, configs in BUILDS.items() if n in libs for c in configs}
+    if not sweep:
+        ops = {c: libs[0] for c in (1, 2, 3, 4)}
     return libs[0], ops
 
 
@@ -100,7 +113,7 @@ def check(main, ops, seed):
     """Each configuration against float64, both kinds of scales; then torch.compile and errors."""
     gen = torch.Generator(device=DEVICE).manual_seed(seed)
     tol = DEFAULT_TOLERANCES[torch.bfloat16]
-    failures, rows = [], []
+    failures, rows, wrong = [], [], set()
     configs = [0, *ops]
     print(f"\ncorrectness vs float64, N={CHECK_N} K={CHECK_K}, seed {seed}: relative L2 error per config "
           f"(bf16 rounding of the exact result alone: 'bf16'; * = fast accumulation, not judged)", flush=True)
@@ -134,12 +147,13 @@ def check(main, ops, seed):
                     rows.append({"m": m, "per_row": per_row, "config": c, "rel_l2": rel})
                 except (Mismatch, AssertionError, RuntimeError, ValueError) as e:
                     errs.append(f"{'FAIL':>8}")
+                    wrong.add(c)
                     failures.append(f"config {c} M={m} per_row={per_row} seed={seed}: {e}")
                     if len(failures) == 1 or not failures[-2].startswith(f"config {c} "):
                         print(f"    config {c} fails: {str(e).splitlines()[0][:300]}", flush=True)
             print(f"{m:5d} {'row' if per_row else 'tensor':7} {floor:8.1e} {cublas_err:10.1e} " + " ".join(errs),
                   flush=True)
-    return failures, rows
+    return failures, rows, wrong
 
 
 def check_api(main, seed):
@@ -249,6 +263,40 @@ def timings(main, ops, ms, sweep, copy_bps):
     return rows
 
 
+def summary(rows):
+    """Per M: each configuration's time against torch._scaled_mm (per-tensor scales), the geometric
+    mean over the shapes both ran, and at how many shapes it was the fastest of ours: what a pick
+    for that M would gain. Returned for the JSON as well."""
+    us = {}
+    for r in rows:
+        if r.get("scales") == "tensor" and "us" in r:
+            key = "scaled_mm" if r["provider"] == "scaled_mm" else f"cfg{r['config']}"
+            us[(r["n"], r["k"], r["m"], key)] = r["us"]
+    out = {}
+    print("\nsummary, per-tensor scales: _scaled_mm time / ours, geometric mean over shapes "
+          "(> 1: ours faster); wins = shapes where the configuration is our fastest", flush=True)
+    for m in sorted({key[2] for key in us}):
+        shapes = sorted({(n, k) for n, k, mm, key in us if mm == m and key == "scaled_mm"})
+        configs = sorted({key for n, k, mm, key in us if mm == m and key != "scaled_mm"},
+                         key=lambda c: int(c[3:]))
+        best = {}
+        for n, k in shapes:
+            times = {c: us[(n, k, m, c)] for c in configs if (n, k, m, c) in us}
+            if times:
+                best[(n, k)] = min(times, key=times.get)
+        cells = []
+        for c in configs:
+            ratios = [us[(n, k, m, "scaled_mm")] / us[(n, k, m, c)] for n, k in shapes if (n, k, m, c) in us]
+            if not ratios:
+                continue
+            gmean = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+            wins = sum(1 for b in best.values() if b == c)
+            out.setdefault(str(m), {})[c] = {"gmean_vs_scaled_mm": gmean, "min": min(ratios), "wins": wins}
+            cells.append(f"{c[3:]}:{gmean:.2f}({wins})")
+        print(f"  M={m:5d}  " + " ".join(cells) + "   (0 = the pick)", flush=True)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="write the checks and timings here")
@@ -265,11 +313,16 @@ def main():
         main_lib, ops = build(tmp, not args.no_sweep)
         names = {c: ops[c].fp8_gemm_config_name(c) for c in ops}
         print("configs: " + "; ".join(names.values()), flush=True)
-        failures, checks = check(main_lib, ops, args.seed)
+        failures, checks, wrong = check(main_lib, ops, args.seed)
+        if wrong - {0}:  # a configuration that computes the wrong thing is not timed
+            print(f"not timed, wrong in the check: {sorted(wrong - {0})}", flush=True)
+            ops = {c: lib for c, lib in ops.items() if c not in wrong}
         copy_bps = copy_bandwidth()
         rows = timings(main_lib, ops, [int(x) for x in args.ms.split(",")], not args.no_sweep, copy_bps)
+        best = summary(rows)
         result = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "configs": names,
-                  "copy_gbps": copy_bps / 1e9, "failures": failures, "checks": checks, "timings": rows}
+                  "copy_gbps": copy_bps / 1e9, "failures": failures, "checks": checks, "timings": rows,
+                  "summary": best}
         if args.json:  # written before the API checks, so a crash there keeps the timings
             Path(args.json).write_text(json.dumps(result, indent=1))
         print("\nAPI checks: torch.compile through the op, bad arguments", flush=True)

@@ -112,7 +112,8 @@ def test_fp8_gemm_cutlass_neither_spills_nor_serializes_wgmma(nvcc):
         pytest.skip(str(e))
     report = _compiled(FP8_CUTLASS, "sm_90a", True)  # the build test_cu_file_compiles made
     assert report.ok, report.errors()
-    # the four configurations fp8_gemm_cutlass_pick chooses from
+    # the four kernels fp8_gemm_cutlass_pick chooses from (configurations 10-15 run them with other
+    # run-time arguments: no kernel of their own)
     assert len(report.kernels) == 4, report.format()
     spilling = {k: v for k, v in report.kernels.items() if v["spill_stores"] or v["spill_loads"]}
     assert not spilling, f"fp8_gemm_cutlass spills registers:\n{report.format()}"
