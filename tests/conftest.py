@@ -15,8 +15,11 @@ def pytest_collection_modifyitems(session, config, items):
     if not build:
         return
     items[:] = [it for it in items if not it.nodeid.startswith(BUILD)] + build
+    # Only the files and architectures whose compile checks were collected (pytest -k ...).
+    selected = {(it.callspec.params["path"], it.callspec.params["arch"]) for it in build
+                if hasattr(it, "callspec") and "path" in it.callspec.params}
     # One core stays with the tests themselves; nvcc gets the others (at least one).
-    build[0].module.start_background_compiles(max(1, (os.cpu_count() or 2) - 1))
+    build[0].module.start_background_compiles(max(1, (os.cpu_count() or 2) - 1), selected)
 
 
 def pytest_sessionfinish(session):

@@ -47,8 +47,9 @@ _POOL: concurrent.futures.ThreadPoolExecutor | None = None
 _FUTURES: dict[tuple[Path, str, bool], concurrent.futures.Future] = {}
 
 
-def start_background_compiles(workers: int) -> None:
-    """Submit every compile-check case to a thread pool (a no-op without nvcc)."""
+def start_background_compiles(workers: int, selected: set[tuple[Path, str]] | None = None) -> None:
+    """Submit the compile-check cases to a thread pool (a no-op without nvcc): those in `selected`
+    ((path, arch) pairs of the collected test_cu_file_compiles items), or every one."""
     global _POOL
     if _POOL is not None or kc.nvcc_path() is None:
         return
@@ -56,6 +57,8 @@ def start_background_compiles(workers: int) -> None:
     jobs = [(p.values[0], p.values[1], p.values[2]) for p in _compile_cases()]
     jobs.sort(key=lambda j: (not j[2], -j[0].stat().st_size))  # CUTLASS first, then big files
     for path, arch, cutlass in jobs:
+        if selected is not None and (path, arch) not in selected:
+            continue
         if cutlass:
             try:
                 kc.cutlass_include_dirs()
