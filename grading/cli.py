@@ -255,7 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="time the rungs side by side with the baselines, draw the roofline",
                        description="Time every rung (and the baselines) on real model shapes in one run: µs, "
-                       "GB/s or TFLOP/s, %% of SOL, speedups. Without a GPU: the roofline analysis for a named "
+                       "GB/s or TFLOP/s, % of SOL, speedups. Without a GPU: the roofline analysis for a named "
                        "GPU (--gpu).")
     b.add_argument("kernel")
     b.add_argument("--rungs", nargs="+", metavar="RUNG", help=f"rungs to time (default all: {', '.join(RUNGS)})")
