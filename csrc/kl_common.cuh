@@ -67,13 +67,6 @@ __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
   return __float2bfloat16_rn(x);
 }
 
-// A hint: fetch the line holding p into this SM's L1 (through L2) now. No register waits on it
-// and nothing is returned, so a kernel can ask early for data it will load only after a long
-// dependency (a reduction): the load then hits L1 (~30 cycles) rather than going to DRAM (~1 µs).
-__device__ __forceinline__ void kl_prefetch_l1(const void* p) {
-  asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
-}
-
 // --- launch plans ------------------------------------------------------------------------------
 
 // The smallest power of two >= v: launchers round a pack count up to one a kernel is

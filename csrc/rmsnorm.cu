@@ -29,9 +29,6 @@ namespace {
 // Threads per block for long rows, at most. Also the kernels' __launch_bounds__: 65536 / 1024 =
 // 64 registers per thread, room for 4 packs of x and 4 of the residual (16 + 16) in flight.
 constexpr int kMaxThreads = 1024;
-// Up to this many rows the kernel prefetches the weight (see step 1): a grid this small leaves
-// most SMs with one row, whose weight is not yet in L1 or L2.
-constexpr int64_t kFewRows = 1024;
 // a + b, rounded once to T: what torch's x + residual gives. fp16 and bf16 go two at a time
 // (HADD2, one instruction per pair): unpacking both operands to fp32 first holds ~30 more
 // registers at 4 packs per thread, which spilled on sm_90a.
@@ -118,17 +115,19 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
       const int p = lane + k * threads_per_row;
       if (active && p < n_packs) v[k] = xp[p];
     }
-    // The weight is read in step 4, after the reduction. With many rows it is in L1/L2 by then
-    // (the same 8-16 KB for every row); with few (decode and small batches: M = 1..256, a block or
-    // two per SM) it is not, and a load issued after the reduction adds a second DRAM round trip,
-    // ~1 µs at M = 1. A prefetch into L1 now overlaps that trip with the x loads and holds no
-    // registers (loading the weight into registers here would hold 4 x PACKS more across the
-    // reduction, which spills at 1024 threads). Past kFewRows rows it would only add instructions.
-    if (rows <= kFewRows) {
+    // The weight. With 2 packs per thread it is loaded now, with the row, into registers held
+    // across the reduction: 2 packs is the launcher's plan for long rows when rows <= kFewRows
+    // (decode, small batches), where the weight is in no cache yet and a load issued after the
+    // reduction would be a second DRAM round trip (~1 µs at M = 1). With 4 packs (many rows) it is
+    // read in step 4 instead, from L1/L2 by then: holding it would cost 16 more registers per
+    // thread, and with them occupancy. (With 1 pack, ptxas spilled the held weight.)
+    constexpr bool kWeightEarly = PACKS == 2;
+    Pack w[PACKS];  // unused, and removed by the compiler, when the weight is read late
+    if constexpr (kWeightEarly) {
 #pragma unroll
       for (int k = 0; k < PACKS; ++k) {
         const int p = lane + k * threads_per_row;
-        if (active && p < n_packs) kl_prefetch_l1(wp + p);
+        if (active && p < n_packs) w[k] = wp[p];
       }
     }
     if constexpr (kAdd) {
@@ -184,17 +183,18 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     // rsqrtf (not fast-math) is within 2 ulp. A zero row gives rsqrt(eps): finite, y = 0.
     const float rstd = rsqrtf(ss / static_cast<float>(n) + eps);
 
-    // 4. Normalize from registers; x is not read again. The weight comes from L1 or L2
-    //    (prefetched in step 1 when rows are few).
+    // 4. Normalize from registers; x is not read again.
     Pack* yp = reinterpret_cast<Pack*>(y + row * n);
 #pragma unroll
     for (int k = 0; k < PACKS; ++k) {
       const int p = lane + k * threads_per_row;
       if (active && p < n_packs) {
-        const Pack w = wp[p];
+        Pack wk;
+        if constexpr (kWeightEarly) wk = w[k];
+        else wk = wp[p];
         Pack out;
 #pragma unroll
-        for (int j = 0; j < VEC; ++j) out.v[j] = from_float<T>(to_float(v[k].v[j]) * rstd * to_float(w.v[j]));
+        for (int j = 0; j < VEC; ++j) out.v[j] = from_float<T>(to_float(v[k].v[j]) * rstd * to_float(wk.v[j]));
         yp[p] = out;
       }
     }

@@ -27,6 +27,10 @@ namespace {
 constexpr int kRowsBlockThreads = 256;
 // A grid-stride loop over rows covers anything past gridDim.x's limit.
 constexpr int64_t kMaxGrid = 2147483647;
+// Up to this many rows (decode, small batches: about a block per SM or fewer), long rows get at
+// most 2 packs per thread, twice the threads: twice the warps issuing a row's loads, and room
+// for the reference kernel to load the weight with the row rather than after the reduction.
+constexpr int64_t kFewRows = 1024;
 
 // Packs (VEC-element accesses) a thread keeps in registers, at most: 4 x 16 B = 64 B of x per
 // thread on the vector path. A bf16 row of 8192 then takes 256 threads; at ~64 registers an SM
@@ -64,8 +68,9 @@ void launch_rows(const T* x, const T* residual, const T* weight, T* y, T* h, int
     // Long rows: a block per row, kPacks packs per thread (bf16 N = 4096 -> 128 threads, 8192
     // -> 256, 32768 -> 1024), whole warps for the block reduction, and at least 4 of them: a
     // 2048-element bf16 row gets 128 threads x 2 packs rather than 64 x 4, its loads issued by
-    // twice as many warps.
+    // twice as many warps. Few rows: at most 2 packs per thread (N = 4096 -> 256 threads).
     threads = std::max(128, 32 * kl_cdiv(kl_cdiv(n_packs, kPacks), 32));
+    if (rows <= kFewRows) threads = std::max(threads, std::min(kMaxThreads, 32 * kl_cdiv(kl_cdiv(n_packs, 2), 32)));
     packs = kl_next_pow2(kl_cdiv(n_packs, threads));
     threads_per_row = threads;
   } else {
