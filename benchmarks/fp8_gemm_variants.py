@@ -10,9 +10,9 @@ The table says, per shape, the fastest candidate and how far the configuration f
 picks is from it: rerun it on a new GPU before trusting pick_config there. `--small` times the
 decode goal (M <= 128: the Triton rung >= 1.0x torch._scaled_mm at every shape, >= 70% of the copy
 roof in weight bytes per second for weights of 50 MB and more) on the six Llama weights at
-M = 1, 16, 64, 128, per tensor, and four of them with row-wise scales: the v5 pick (a prediction
-from napkin math, solutions/fp8_gemm.py `_streaming_config`), the v4 split-K kernel it replaces,
-and v5 configurations around the pick.
+M = 1, 16, 64, 128, per tensor, and four of them with row-wise scales: the pick (v5 from napkin
+math, solutions/fp8_gemm.py `_streaming_config`, or v4 where v5 measured slower), the v4 split-K
+kernel v5 replaces, and v5 configurations around the v5 plan.
 """
 from __future__ import annotations
 
@@ -59,8 +59,8 @@ def small_candidates(m: int, n: int, k: int) -> list:
     workspace and a last-arriver sum); BLOCK_K halved with twice the stages, or doubled with
     half (the same bytes in flight in smaller or larger steps). First v4, the kernel v5 replaces. About 80 kernels to compile in
     all, most of the ~3 minutes of `--small`; with `--quick`, the first four."""
-    from solutions.fp8_gemm import _v4_config, pick_config
-    pick = pick_config(m, n, k)
+    from solutions.fp8_gemm import _num_sms, _streaming_config, _v4_config
+    pick = _streaming_config(m, n, k, _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
     r = dataclasses.replace
     out = [_v4_config(m), r(pick, tma=True)]
     if pick.block_n > (16 if pick.block_m <= 32 else 32):

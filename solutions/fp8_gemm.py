@@ -606,8 +606,13 @@ def _stream_split(tiles: int, k: int, block_k: int, sms: int) -> int:
 
 
 def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
-    """v5 at M <= 128. A PREDICTION from the napkin math above _fp8_gemm_v5_kernel, to be confirmed
-    or refuted by `python benchmarks/fp8_gemm_variants.py --small` on an H200:
+    """v5 at M <= 128, planned from the napkin math above _fp8_gemm_v5_kernel. Measured on an H200
+    (`python benchmarks/fp8_gemm_variants.py --small --quick`, benchmarks/h200_session5/
+    fp8_small.txt): 1.08-2.03x v4 at 21 of the 24 per-tensor goal shapes, and 1.00-1.06x
+    torch._scaled_mm at M <= 64 with N x K = 14336 x 4096, 8192 x 8192 and 8192 x 28672; slower
+    than v4 at N = 28672, M <= 64 (0.71-0.86x: v4 runs there, see pick_config); behind _scaled_mm
+    at N = K = 4096 (0.76-0.84x), at 4096 x 14336 (0.89-0.90x) and at every M = 128 (0.55-0.74x).
+    The plan:
     - the tokens' tile is M rounded up to a power of two, 16 to 128: a is read once per N tile;
     - BLOCK_N is the widest of 128, 64 (and 32 at M <= 32: mma.sync, below wgmma's 64 rows) whose
       N tiles cover 90% of the SMs: one wave, each program streaming BLOCK_N × K. Wider tiles
@@ -645,7 +650,14 @@ def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
 
 def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
     if m <= SMALL_M:
-        return _streaming_config(m, n, k, sms or _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
+        cfg = _streaming_config(m, n, k, sms or _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
+        # Measured (H200, benchmarks/h200_session5/fp8_small.txt): where v5's shared memory leaves
+        # room only for BLOCK_K = 64 (N = 28672), every v5 configuration tried ran 95-116 µs at
+        # M = 1, 16, 64 and v4's split-K kernel 73-83 (torch._scaled_mm 71-73). At M = 128 v5 was
+        # the faster of the two (113 against 122 µs).
+        if cfg.block_k < 128 and m <= 64:
+            return _v4_config(m)
+        return cfg
     return GemmConfig(3, 128, 128, 128, num_warps=8, num_stages=4, group_m=8)
 
 

@@ -161,14 +161,28 @@ def test_small_m_pick_on_132_sms_is_one_wave(m):
     # least 90% of the SMs busy, split-K only where N tiles cannot reach that, and the stages in
     # shared memory.
     from grading.specs.fp8_gemm import LLAMA_NK
-    from solutions.fp8_gemm import _SMEM_PER_SM, pick_config
+    from solutions.fp8_gemm import _SMEM_PER_SM, _streaming_config
     for n, k in LLAMA_NK:
-        cfg = pick_config(m, n, k, sms=132)
+        cfg = _streaming_config(m, n, k, sms=132)
         programs = -(-n // cfg.block_n) * -(-m // cfg.block_m) * cfg.split_k
         resident = -(-programs // 132)
         assert cfg.variant == 5 and programs >= 0.9 * 132, (n, k, cfg)
         assert resident * (cfg.num_stages + 1) * (cfg.block_n + cfg.block_m) * cfg.block_k <= _SMEM_PER_SM, (n, k, cfg)
         assert cfg.split_k == 1 or n == 4096 and m > 16, (n, k, cfg)
+
+
+@pytest.mark.parametrize("m", [1, 16, 64, 128])
+def test_small_m_pick_falls_back_to_v4_only_where_v5_measured_slower(m):
+    # On the H200, v5 with BLOCK_K = 64 (the only width its shared memory allows at N = 28672) ran
+    # behind v4 at M <= 64 and ahead of it at M = 128; everywhere else v5 was the faster.
+    from grading.specs.fp8_gemm import LLAMA_NK
+    from solutions.fp8_gemm import _streaming_config, _v4_config, pick_config
+    for n, k in LLAMA_NK:
+        v5 = _streaming_config(m, n, k, sms=132)
+        want = _v4_config(m) if v5.block_k < 128 and m <= 64 else v5
+        assert pick_config(m, n, k, sms=132) == want, (n, k)
+    assert pick_config(16, 28672, 8192, sms=132).variant == 4
+    assert pick_config(16, 8192, 8192, sms=132).variant == 5
 
 
 def test_rung_retries_a_pick_that_does_not_fit(monkeypatch):
