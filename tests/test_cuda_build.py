@@ -182,6 +182,8 @@ def test_reference_binding_dependencies():
     ("chapters/01_rmsnorm/rmsnorm.cu", "rmsnorm_launch.cuh"),
     ("csrc/fp8_quant.cu", "fp8_quant_launch.cuh"),
     ("chapters/02_fp8_gemm/fp8_quant.cu", "fp8_quant_launch.cuh"),
+    ("csrc/paged_decode.cu", "paged_decode_launch.cuh"),
+    ("chapters/03_paged_decode/paged_decode.cu", "paged_decode_launch.cuh"),
 ])
 def test_shared_launcher_is_a_build_dependency(source, header):
     # The reference and the exercise include the same launcher from csrc/: a change to it must

@@ -19,14 +19,12 @@
 
 #include "kl_common.cuh"
 #include "paged_decode.h"
+#include "paged_decode_launch.cuh"  // Args, the checks and dispatch, paged_decode_launch (given)
 
 namespace {
 
 constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * 32;
-constexpr float kLog2e = 1.4426950408889634f;
-// Batch rides in gridDim.z, kv heads x head chunks in gridDim.y: both limited to 65535.
-constexpr int64_t kMaxGridYZ = 65535;
 
 // Sum of v over aligned groups of `width` lanes (a power of two <= 32), on every lane of the group.
 template <int width>
@@ -203,18 +201,6 @@ __global__ void __launch_bounds__(D) _paged_decode_merge_kernel(
   out[row * D + d] = from_float<T>(o / lsum);
 }
 
-struct Args {
-  const void *q, *k, *v;
-  const int32_t *block_table, *seq_lens;
-  void* out;
-  float *part_o, *part_lse;
-  int64_t batch, q_heads, kv_heads, page_size;
-  int64_t q_sb, q_sh, k_sp, k_ss, k_sh, v_sp, v_ss, v_sh, bt_stride;
-  float qk_scale;
-  int num_splits;
-  cudaStream_t stream;
-};
-
 template <typename T, int D, int G>
 void launch_split(const Args& a) {
   // Loads in flight per thread per iteration: U K rows and U V rows. 8 query heads hold 2 x 64
@@ -222,10 +208,6 @@ void launch_split(const Args& a) {
   constexpr int U = G >= 8 ? 2 : 4;
   const int group = static_cast<int>(a.q_heads / a.kv_heads);
   const int chunks = (group + G - 1) / G;
-  if (a.kv_heads * chunks > kMaxGridYZ || a.batch > kMaxGridYZ) {
-    throw std::invalid_argument("paged_decode: at most 65535 sequences and 65535 kv heads x head "
-                                "chunks per call, got batch " + std::to_string(a.batch));
-  }
   const dim3 grid(a.num_splits, static_cast<unsigned>(a.kv_heads * chunks), static_cast<unsigned>(a.batch));
   _paged_decode_split_kernel<T, D, G, U><<<grid, kThreads, 0, a.stream>>>(
       static_cast<const T*>(a.q), static_cast<const T*>(a.k), static_cast<const T*>(a.v), a.block_table,
@@ -240,78 +222,4 @@ void launch_split(const Args& a) {
   }
 }
 
-// Query heads per block: the group, rounded up to 1, 2, 4 or 8; larger groups take several blocks
-// per kv head (each reads the kv head again, mostly from L2).
-template <typename T, int D>
-void launch_group(const Args& a) {
-  const int64_t group = a.q_heads / a.kv_heads;
-  if (group <= 1) {
-    launch_split<T, D, 1>(a);
-  } else if (group <= 2) {
-    launch_split<T, D, 2>(a);
-  } else if (group <= 4) {
-    launch_split<T, D, 4>(a);
-  } else {
-    launch_split<T, D, 8>(a);
-  }
-}
-
-template <typename T>
-void launch_dim(const Args& a, int64_t head_dim) {
-  constexpr int kVec = kl_vec16<T>;
-  // 16-byte loads need every K/V row start 16-byte aligned.
-  const int64_t strides[] = {a.k_sp, a.k_ss, a.k_sh, a.v_sp, a.v_ss, a.v_sh};
-  for (int64_t s : strides) {
-    if (s % kVec != 0) {
-      throw std::invalid_argument("paged_decode: k_cache and v_cache strides must be multiples of " +
-                                  std::to_string(kVec) + " elements (16 bytes), got " + std::to_string(s));
-    }
-  }
-  if (!kl_is_aligned16(a.k) || !kl_is_aligned16(a.v)) {
-    throw std::invalid_argument("paged_decode: k_cache and v_cache must start on a 16-byte boundary");
-  }
-  if (head_dim == 64) {
-    launch_group<T, 64>(a);
-  } else if (head_dim == 128) {
-    launch_group<T, 128>(a);
-  } else {
-    throw std::invalid_argument("paged_decode: head_dim must be 64 or 128, got " + std::to_string(head_dim));
-  }
-}
-
 }  // namespace
-
-extern "C" void paged_decode_launch(const void* q, const void* k_cache, const void* v_cache,
-                                    const int32_t* block_table, const int32_t* seq_lens, void* out,
-                                    float* part_o, float* part_lse, int64_t batch, int64_t q_heads,
-                                    int64_t kv_heads, int64_t head_dim, int64_t page_size,
-                                    int64_t q_stride_b, int64_t q_stride_h, int64_t k_stride_page,
-                                    int64_t k_stride_slot, int64_t k_stride_head,
-                                    int64_t v_stride_page, int64_t v_stride_slot,
-                                    int64_t v_stride_head, int64_t bt_stride, float scale,
-                                    int num_splits, int dtype, cudaStream_t stream) {
-  if (batch == 0) return;  // a grid with a zero dimension is a launch error
-  if (kv_heads <= 0 || q_heads % kv_heads != 0) {
-    throw std::invalid_argument("paged_decode: q_heads must be a multiple of kv_heads");
-  }
-  if (num_splits < 1 || page_size < 1) {
-    throw std::invalid_argument("paged_decode: num_splits and page_size must be at least 1");
-  }
-  const Args a{q, k_cache, v_cache, block_table, seq_lens, out, part_o, part_lse, batch, q_heads,
-               kv_heads, page_size, q_stride_b, q_stride_h, k_stride_page, k_stride_slot,
-               k_stride_head, v_stride_page, v_stride_slot, v_stride_head, bt_stride,
-               scale * kLog2e, num_splits, stream};
-  switch (dtype) {
-    case KL_F32:
-      launch_dim<float>(a, head_dim);
-      break;
-    case KL_F16:
-      launch_dim<__half>(a, head_dim);
-      break;
-    case KL_BF16:
-      launch_dim<__nv_bfloat16>(a, head_dim);
-      break;
-    default:
-      throw std::invalid_argument("paged_decode: unsupported dtype code " + std::to_string(dtype));
-  }
-}
