@@ -717,14 +717,19 @@ def _launch(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig) -> torch.Tensor:
     return y
 
 
-def _variant(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig | None, default) -> torch.Tensor:
-    check_fp8_gemm_inputs(a, b, scale_a, scale_b, out_dtype)
-    cfg = cfg or default(a.shape[0], b.shape[0], a.shape[1])
+def _launch_supported(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig) -> torch.Tensor:
+    """_launch with cfg's TMA steps replaced where this GPU (or the interpreter) has no TMA:
+    v3 -> v2, v5 with TMA -> v5 with per-thread loads. Inputs already checked."""
     if cfg.variant == 3 and not has_tma(a.device.index if a.is_cuda else None):
         cfg = dataclasses.replace(cfg, variant=2)
     if cfg.tma and not has_tma(a.device.index if a.is_cuda else None):
         cfg = dataclasses.replace(cfg, tma=False)
     return _launch(a, b, scale_a, scale_b, out_dtype, cfg)
+
+
+def _variant(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig | None, default) -> torch.Tensor:
+    check_fp8_gemm_inputs(a, b, scale_a, scale_b, out_dtype)
+    return _launch_supported(a, b, scale_a, scale_b, out_dtype, cfg or default(a.shape[0], b.shape[0], a.shape[1]))
 
 
 # Each version with its own default configuration (the same 128 × 128 × 128 tile for v1-v3, so
@@ -762,7 +767,7 @@ def fp8_gemm_triton(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, sca
     cfg = _FITTED.get(picked, picked)
     while True:
         try:
-            return _variant(a, b, scale_a, scale_b, out_dtype, cfg, None)
+            return _launch_supported(a, b, scale_a, scale_b, out_dtype, cfg)
         except OutOfResources:
             if cfg.num_stages <= 2:
                 raise
