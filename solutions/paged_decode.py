@@ -94,7 +94,11 @@ def _flex_attend(q, k_cache, v_cache, block_table, seq_lens, scale: float):
         torch.ones(b, 1, 1, dtype=torch.int32, device=q.device), last_block,
         (n_pages - 1).view(b, 1, 1).to(torch.int32), full_blocks,
         BLOCK_SIZE=(128, s), mask_mod=in_last_page, seq_lengths=(1, p * s), compute_q_blocks=False)
-    out = flex_attention(q[:, :, None, :], k, v, block_mask=mask, scale=scale, enable_gqa=True)
+    # The kernel's KV tile must divide a page (its default, 64 or 128 tokens, does not divide 16),
+    # and its query tile the mask's 128 rows; one query row is real, so the smallest tile wastes least.
+    options = {"BLOCK_M": 16, "BLOCK_N": math.gcd(s, 64)}
+    out = flex_attention(q[:, :, None, :], k, v, block_mask=mask, scale=scale, enable_gqa=True,
+                         kernel_options=options)
     return out[:, :, 0]  # [B, Hq, D]
 
 
@@ -104,6 +108,9 @@ _flex_attend_graph = torch.compile(_flex_attend)
 def paged_decode_flex(q, k_cache, v_cache, block_table, seq_lens, scale=None):
     """FlexAttention driven by the page table: where the compiler's own attention kernel stands."""
     check_paged_decode_inputs(q, k_cache, v_cache, block_table, seq_lens, scale)
+    if k_cache.shape[1] % 16:
+        raise ValueError(f"k_cache: FlexAttention needs a page size (dimension 1) that is a multiple of 16, "
+                         f"got shape {tuple(k_cache.shape)}")
     if q.shape[0] == 0:
         return torch.empty(q.shape, dtype=q.dtype, device=q.device)
     return _flex_attend_graph(q, k_cache, v_cache, block_table, seq_lens, default_scale(q.shape[-1], scale))

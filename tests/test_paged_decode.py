@@ -294,3 +294,18 @@ def test_cpu_cases_exercise_the_split_path():
         if n > 1:
             return
     pytest.fail("no CPU case splits its sequences: the merge kernel would go untested")
+
+
+def test_flex_rejects_a_page_size_its_tiles_cannot_divide():
+    (q, k, v, bt, lens), _ = _inputs([20, 5], page=8)
+    with pytest.raises(ValueError, match="k_cache: FlexAttention needs a page size .* multiple of 16"):
+        _sol().paged_decode_flex(q, k, v, bt, lens)
+
+
+@pytest.mark.skipif(env.CPU_MODE, reason="FlexAttention's CPU backend has no kernel for this block mask")
+@pytest.mark.parametrize("page", [16, 64])
+def test_flex_matches_the_reference(page):
+    # Ragged lengths: one token, a full page, and more than one page with a partial last one.
+    (q, k, v, bt, lens), _ = _inputs([1, page, 3 * page + 5], heads=(8, 2), d=128, page=page,
+                                     dtype=torch.bfloat16)
+    _ref_close(_sol().paged_decode_flex(q, k, v, bt, lens), paged_decode_ref(q, k, v, bt, lens), torch.bfloat16)
