@@ -10,6 +10,7 @@ from pathlib import Path
 
 import torch
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from grading import env, impls
@@ -49,7 +50,8 @@ def analysis(spec: KernelSpec, gpu_name: str | None, plot_path: str | None, cons
         f, b = spec.flops(case), spec.bytes_moved(case)
         sol = roofline.sol_time_s(f, b, roofs, spec.math_dtype(case))
         bound = "memory" if b / (roofs.bandwidth_gbps * 1e9) >= sol * 0.999 else spec.math_dtype(case) + " math"
-        t.add_row(case.describe(), f"{b / 1e6:,.1f}", f"{f / 1e9:,.2f}", f"{f / b:,.2f}", f"{sol * 1e6:,.1f}", bound)
+        # escape: "[m=1, n=4096, ...]" would otherwise be read as rich markup and vanish
+        t.add_row(escape(case.describe()), f"{b / 1e6:,.1f}", f"{f / 1e9:,.2f}", f"{f / b:,.2f}", f"{sol * 1e6:,.1f}", bound)
         points.append(roofline.Point("SOL", f, b, None, spec.math_dtype(case), case.describe()))
     console.print(t)
     console.print(f"roofs: {roofs.bandwidth_gbps:,.0f} GB/s ({roofs.bandwidth_source})")
@@ -92,7 +94,7 @@ def run(spec: KernelSpec, *, rungs=None, json_path=None, plot_path=None, gpu_nam
         sol = roofline.sol_time_s(spec.flops(case), spec.bytes_moved(case), roofs, spec.math_dtype(case))
         row = {"case": d, "params": case.params, "dtype": str(case.dtype).replace("torch.", ""),
                "flops": spec.flops(case), "bytes": spec.bytes_moved(case), "sol_us": sol * 1e6, "impls": {}}
-        cells = [d, f"{sol * 1e6:,.2f}"]
+        cells = [escape(d), f"{sol * 1e6:,.2f}"]
         base_t = next((s.time_s for s in (base.speeds if base else []) if s.case == d and s.time_s), None)
         for rep in reports:
             s = next((s for s in rep.speeds if s.case == d), None)
@@ -112,10 +114,10 @@ def run(spec: KernelSpec, *, rungs=None, json_path=None, plot_path=None, gpu_nam
         rows.append(row)
     failures = [r for r in reports if r.failure]
     for r in failures:
-        console.print(f"[red]{r.ref.label}: {r.failure}[/]")
+        console.print(f"[red]{escape(r.ref.label)}: {escape(r.failure)}[/]")
     console.print(t)
-    console.print(f"SOL = max(bytes / {roofs.bandwidth_gbps:,.0f} GB/s ({roofs.bandwidth_source}), FLOPs / peak); "
-                  "speedups are against torch.compile in this same run.")
+    console.print(f"SOL = max(bytes / {roofs.bandwidth_gbps:,.0f} GB/s ({roofs.bandwidth_source}), FLOPs / peak)"
+                  + ("; speedups are against torch.compile in this same run." if base else "."))
     result = {
         "kernel": spec.name, "gpu": gpu.name if gpu else None, "device": torch.cuda.get_device_name(0),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -149,11 +151,12 @@ def _triton_version() -> str | None:
 def markdown(result: dict) -> str:
     """The committed table: one row per case, µs and % of SOL per implementation."""
     labels = list(dict.fromkeys(label for r in result["cases"] for label in r["impls"]))
+    speedups = any(v.get("speedup_vs_compiled") for r in result["cases"] for v in r["impls"].values())
     lines = [f"# {result['kernel']} on {result['device']}", "",
              f"{result['date']}, torch {result['versions']['torch']}, triton {result['versions']['triton']}. "
              f"Command: `{result['command']}`. SOL uses {result['roofs']['bandwidth_gbps']:,.0f} GB/s "
-             f"({result['roofs']['bandwidth_source']}). Cells: median µs (% of SOL), × = speedup over "
-             "torch.compile in the same run.", "",
+             f"({result['roofs']['bandwidth_source']}). Cells: median µs (% of SOL)"
+             + (", × = speedup over torch.compile in the same run." if speedups else "."), "",
              "| case | SOL µs | " + " | ".join(labels) + " |",
              "|---|---:|" + "---:|" * len(labels)]
     for r in result["cases"]:

@@ -102,7 +102,10 @@ def _flex_attend(q, k_cache, v_cache, block_table, seq_lens, scale: float):
     return out[:, :, 0]  # [B, Hq, D]
 
 
-_flex_attend_graph = torch.compile(_flex_attend)
+# Static shapes, a graph per batch size and table width: Inductor uses its decode kernel (the query
+# heads of a group in one program, the KV split across programs) only for a static batch. With the
+# batch dynamic it falls back to its general kernel, which on an H200 gave wrong results here.
+_flex_attend_graph = torch.compile(_flex_attend, dynamic=False)
 
 
 def paged_decode_flex(q, k_cache, v_cache, block_table, seq_lens, scale=None):
@@ -113,7 +116,10 @@ def paged_decode_flex(q, k_cache, v_cache, block_table, seq_lens, scale=None):
                          f"got shape {tuple(k_cache.shape)}")
     if q.shape[0] == 0:
         return torch.empty(q.shape, dtype=q.dtype, device=q.device)
-    return _flex_attend_graph(q, k_cache, v_cache, block_table, seq_lens, default_scale(q.shape[-1], scale))
+    # detach(): new tensor objects, without the dynamic-dimension hints another rung (the compiled
+    # one marks q, block_table and seq_lens) may have left on these.
+    return _flex_attend_graph(q.detach(), k_cache.detach(), v_cache.detach(), block_table.detach(),
+                              seq_lens.detach(), default_scale(q.shape[-1], scale))
 
 
 # --- rung 3: Triton, flash-decoding -------------------------------------------------------------

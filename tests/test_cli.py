@@ -110,3 +110,24 @@ def test_checking_never_writes_to_the_students_files():
     assert r.returncode in (0, 1), r.stderr
     assert "chapters/00_speed_of_light/exercises.py" in r.stdout  # the graded file is named
     assert {p: p.read_bytes() for p in files} == before
+
+
+def test_bench_tables_show_whole_case_names():
+    # A case's parameters are in square brackets, which rich would read as markup and drop.
+    from rich.console import Console
+
+    from grading import bench
+    from grading.specs import get_spec
+    console = Console(record=True, width=200)
+    bench.analysis(get_spec("fp8_gemm"), "H200", None, console)
+    assert "llama [m=1, n=4096, k=4096, scales=tensor, float8_e4m3fn]" in console.export_text()
+
+
+def test_bench_markdown_mentions_speedups_only_when_it_has_them():
+    from grading import bench
+    case = {"case": "c [n=1, float32]", "sol_us": 1.0, "impls": {"triton": {"time_us": 2.0, "pct_sol": 50.0}}}
+    result = {"kernel": "k", "device": "GPU", "date": "d", "versions": {"torch": "t", "triton": "t"},
+              "command": "c", "roofs": {"bandwidth_gbps": 1000.0, "bandwidth_source": "s"}, "cases": [case]}
+    assert "speedup" not in bench.markdown(result) and "| c [n=1, float32] | 1.00 | 2.0 (50%) |" in bench.markdown(result)
+    case["impls"]["triton"]["speedup_vs_compiled"] = 1.5
+    assert "× = speedup over torch.compile" in bench.markdown(result) and "2.0 (50%) 1.50×" in bench.markdown(result)

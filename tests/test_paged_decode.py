@@ -305,7 +305,11 @@ def test_flex_rejects_a_page_size_its_tiles_cannot_divide():
 @pytest.mark.skipif(env.CPU_MODE, reason="FlexAttention's CPU backend has no kernel for this block mask")
 @pytest.mark.parametrize("page", [16, 64])
 def test_flex_matches_the_reference(page):
-    # Ragged lengths: one token, a full page, and more than one page with a partial last one.
-    (q, k, v, bt, lens), _ = _inputs([1, page, 3 * page + 5], heads=(8, 2), d=128, page=page,
-                                     dtype=torch.bfloat16)
-    _ref_close(_sol().paged_decode_flex(q, k, v, bt, lens), paged_decode_ref(q, k, v, bt, lens), torch.bfloat16)
+    # Ragged lengths (one token, a full page, a partial last page), two batch sizes, and the inputs
+    # first given to the compiled rung, which marks their batch dimension dynamic (as in chapter 03).
+    sol = _sol()
+    for i, lens in enumerate(([1, page, 3 * page + 5], [7, 2 * page, 75, 200])):
+        (q, k, v, bt, sl), _ = _inputs(lens, heads=(8, 2), d=64 + 64 * i, page=page, dtype=torch.bfloat16, seed=i)
+        ref = paged_decode_ref(q, k, v, bt, sl)
+        _ref_close(sol.paged_decode_compiled(q, k, v, bt, sl), ref, torch.bfloat16)
+        _ref_close(sol.paged_decode_flex(q, k, v, bt, sl), ref, torch.bfloat16)
