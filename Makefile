@@ -24,7 +24,7 @@ course: setup
 	$(BIN)/jupyter lab chapters/00_speed_of_light/00_speed_of_light.ipynb
 
 test: setup
-	$(BIN)/python -m pytest tests chapters --nbval-lax -p no:cacheprovider
+	$(BIN)/python -m pytest tests chapters --nbval-lax -p no:cacheprovider --durations=15
 
 clean:
 	rm -rf $(VENV)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import os
 import random
 import sys
@@ -82,18 +83,24 @@ def cmd_check(args) -> int:
         console.print("speed: not graded (no GPU)")
     roofs = current_roofs() if timing else None
 
-    reports = []
+    # Each implementation is graded in its own worker process. Timed runs go one at a time, so
+    # each has the GPU to itself; correctness alone runs them side by side, one per CPU.
+    jobs = 1 if timing else max(1, min(len(refs), os.cpu_count() or 1))
     with _progress(console) as progress:
-        for ref in refs:
+        def grade(ref):
             total = len(spec.cases(env.CPU_MODE)) + (len(spec.speed_cases()) if timing else 0)
             task = progress.add_task(f"{ref.label:<20}", total=total)
 
-            def on_event(e, task=task):
+            def on_event(e):
                 if e["event"] in ("result", "timing"):
                     progress.advance(task)
-            reports.append(grade_impl(spec, ref, seed=seed, time=timing, timeout_s=args.timeout,
-                                      roofs=roofs, on_event=on_event))
+            rep = grade_impl(spec, ref, seed=seed, time=timing, timeout_s=args.timeout, roofs=roofs,
+                             on_event=on_event)
             progress.update(task, completed=total)
+            return rep
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+            reports = list(pool.map(grade, refs))
     for rep in reports:
         report.print_impl(console, spec, rep)
     console.print(report.summary_table(spec, reports))

@@ -119,6 +119,7 @@ def describe(point: Point, roofs: Roofs) -> str:
 
 
 _MARKERS = "osD^v<>ph*"
+_MAX_CASES_IN_LEGEND = len(_MARKERS)  # beyond this, markers would repeat
 
 
 def plot_roofline(points: Sequence[Point], gpu: GPUSpec, roofs: Roofs, path: str | Path | None = None,
@@ -185,9 +186,13 @@ def plot_roofline(points: Sequence[Point], gpu: GPUSpec, roofs: Roofs, path: str
     colors: dict[str, str] = {}
     markers: dict[str, str] = {}
     any_predicted = False
+    # A marker per case while the legend can list them; past that, one marker for all (a sweep of
+    # 40 shapes would repeat markers and push the axes aside with its legend).
+    groups = list(dict.fromkeys(p.group for p in pts))
+    per_case = len(groups) <= _MAX_CASES_IN_LEGEND
     for p in pts:
         color = colors.setdefault(p.label, f"C{len(colors) % 10}")
-        marker = markers.setdefault(p.group, _MARKERS[len(markers) % len(_MARKERS)])
+        marker = markers.setdefault(p.group, _MARKERS[len(markers) % len(_MARKERS)] if per_case else "o")
         ai = intensity(p.flops, p.bytes)
         if p.time_s is None:
             any_predicted = True
@@ -199,7 +204,9 @@ def plot_roofline(points: Sequence[Point], gpu: GPUSpec, roofs: Roofs, path: str
 
     handles = ax.get_legend_handles_labels()[0]
     handles += [Line2D([], [], ls="", marker="s", color=c, label=lab) for lab, c in colors.items()]
-    if len(markers) > 1 or any(g for g in markers):
+    if not per_case:
+        handles.append(Line2D([], [], ls="", marker="o", color="0.5", label=f"one point per case ({len(groups)} cases)"))
+    elif len(markers) > 1 or any(g for g in markers):
         handles += [Line2D([], [], ls="", marker=m, color="0.5", label=g or "(no group)")
                     for g, m in markers.items()]
     if any_predicted:

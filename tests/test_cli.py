@@ -131,3 +131,11 @@ def test_bench_markdown_mentions_speedups_only_when_it_has_them():
     assert "speedup" not in bench.markdown(result) and "| c [n=1, float32] | 1.00 | 2.0 (50%) |" in bench.markdown(result)
     case["impls"]["triton"]["speedup_vs_compiled"] = 1.5
     assert "× = speedup over torch.compile" in bench.markdown(result) and "2.0 (50%) 1.50×" in bench.markdown(result)
+
+
+def test_the_specs_leave_the_compiler_unimported():
+    # Every `python -m grading` and every grading worker imports the specs: importing
+    # torch._dynamo / Inductor there (a torch.compile at import) costs seconds per process.
+    code = "import sys, grading.specs; print(sorted(m for m in sys.modules if m.startswith(('torch._dynamo', 'torch._inductor'))))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr

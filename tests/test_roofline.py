@@ -135,3 +135,17 @@ def test_plot_roofline_on_a_given_axes_without_saving():
     ax = fig.add_subplot()
     out = plot_roofline([], GPUS["L4"], roofs(GPUS["L4"], None), ax=ax, title="empty")
     assert out is fig and ax.get_title() == "empty"
+
+
+def test_plot_roofline_keeps_a_long_sweep_out_of_the_legend():
+    # 40 cases: one marker for all and one legend line for them, not a legend taller than the plot.
+    pts = [gemm_point(m, n, 4096, None) for m in (1, 16, 64, 128, 512, 1024, 2048, 4096)
+           for n in (1024, 2048, 4096, 8192, 14336)]
+    for p in pts:
+        p.time_s = sol_time_s(p.flops, p.bytes, H200_MEASURED, p.math_dtype) / 0.8
+    fig = plot_roofline(pts, GPUS["H200"], H200_MEASURED)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "one point per case (40 cases)" in labels and len(labels) < 10, labels
+    few = plot_roofline(pts[:3], GPUS["H200"], H200_MEASURED)  # few cases: each has its marker
+    labels = [t.get_text() for t in few.axes[0].get_legend().get_texts()]
+    assert {"1x1024x4096", "1x2048x4096", "1x4096x4096"} <= set(labels), labels
