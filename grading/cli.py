@@ -225,7 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="check a kernel's rungs for correctness (and speed on a GPU)",
                        description="Check correctness on many cases (awkward shapes, every dtype, extreme "
                        "values) and, on a GPU, speed as a percent of the speed of light. Each implementation "
-                       "runs in its own process: a crash or a hang fails it and the rest are still graded.",
+                       "runs in its own process: a crash or a hang fails it and the rest are still graded. "
+                       "Timed runs go one at a time; when nothing is timed (no GPU, or --no-speed) the "
+                       "processes run side by side, up to one per CPU.",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("kernel", help="kernel name, e.g. silu_mul, rmsnorm")
     c.add_argument("--rung", help=f"one rung: {', '.join(RUNGS)} (default: all)")
