@@ -6,7 +6,7 @@ VENV ?= .venv
 TORCH_SPEC ?= torch
 BIN := $(VENV)/bin
 
-.PHONY: setup course test clean
+.PHONY: setup course test test-code test-notebooks clean
 
 setup: $(VENV)/.installed
 
@@ -23,8 +23,17 @@ course: setup
 	$(BIN)/python -m grading info
 	$(BIN)/jupyter lab chapters/00_speed_of_light/00_speed_of_light.ipynb
 
+# The unit tests and the notebooks (each executed top to bottom in CPU mode, or on the GPU when
+# there is one) run side by side: two pytest sessions, each output printed whole when it ends.
 test: setup
-	$(BIN)/python -m pytest tests chapters --nbval-lax -p no:cacheprovider --durations=15
+	@echo "the unit tests and the notebooks, side by side; each report prints when it ends"
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-code test-notebooks
+
+test-code: setup
+	$(BIN)/python -m pytest tests -p no:cacheprovider --durations=15
+
+test-notebooks: setup
+	$(BIN)/python -m pytest chapters --nbval-lax -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV)
