@@ -23,18 +23,17 @@ course: setup
 	$(BIN)/python -m grading info
 	$(BIN)/jupyter lab chapters/00_speed_of_light/00_speed_of_light.ipynb
 
-# Two pytest sessions side by side, each output printed whole when it ends: the notebooks (each
-# executed top to bottom, in CPU mode without a GPU) with chapter 01's tests, and the other tests.
-# The split balances them: about 11 minutes each on a 2-CPU machine without a GPU.
+# The unit tests and the notebooks (each executed top to bottom in CPU mode, or on the GPU when
+# there is one) run side by side: two pytest sessions, each output printed whole when it ends.
 test: setup
-	@echo "two pytest sessions side by side; each report prints when it ends"
-	$(MAKE) --no-print-directory -j2 --output-sync=target test-notebooks test-code
-
-test-notebooks: setup
-	$(BIN)/python -m pytest chapters tests/test_rmsnorm.py --nbval-lax -p no:cacheprovider --durations=10
+	@echo "the unit tests and the notebooks, side by side; each report prints when it ends"
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-code test-notebooks
 
 test-code: setup
-	$(BIN)/python -m pytest tests --ignore=tests/test_rmsnorm.py -p no:cacheprovider --durations=10
+	$(BIN)/python -m pytest tests -p no:cacheprovider --durations=15
+
+test-notebooks: setup
+	$(BIN)/python -m pytest chapters --nbval-lax -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV)
