@@ -2,7 +2,7 @@
 # The chapter notebooks on one GPU, executed with their outputs saved (the committed form), plus the
 # CUDA-rung checks that belong with them. Results under $OUT (or ./gpu-out), a short summary last.
 # Usage: bash benchmarks/gpu_notebooks.sh STAGE...   (run from the repository root)
-#   ch01 | ch02 | ch03        execute that chapter's notebook (sweeps from KL_BENCH_FROM, default benchmarks/)
+#   ch00 .. ch03              execute that chapter's notebook (sweeps from KL_BENCH_FROM, default benchmarks/)
 #   check-cuda                check rmsnorm, fused_add_rmsnorm and fp8_quantize, CUDA rung, reference solutions
 #   build-cutlass             build csrc/fp8_gemm_cutlass.cu into $KL_CACHE_DIR (one nvcc process, minutes)
 # A stage has a time limit of its own, so one that runs long still leaves the others their results.
@@ -18,9 +18,8 @@ notebook() {  # chapter folder, limit in seconds
 }
 for stage in "$@"; do
   case $stage in
-    ch01) notebook 01_rmsnorm "${NB_LIMIT:-420}" ;;
-    ch02) notebook 02_fp8_gemm "${NB_LIMIT:-420}" ;;
-    ch03) notebook 03_paged_decode "${NB_LIMIT:-420}" ;;
+    ch[0-9][0-9])  # the chapter folder whose name starts with the two digits
+      notebook "$(basename chapters/"${stage#ch}"_*)" "${NB_LIMIT:-420}" ;;
     build-cutlass)
       timeout 540 $py -c "from solutions import fp8_gemm as s; s._gemm_ops(); print('CUTLASS library built')" \
         > "$OUT/build_cutlass.txt" 2>&1; echo "build-cutlass: exit $?"; tail -3 "$OUT/build_cutlass.txt" ;;
