@@ -1,6 +1,7 @@
 """rmsnorm launch plans, timed side by side in one run against static torch.compile.
 
-    python benchmarks/rmsnorm_variants.py [--json PATH] [--fused] [--small]
+    python benchmarks/rmsnorm_variants.py [--json PATH] [--fused] [--small] [--cuda-from DIR]
+                                          [--inductor-code PATH]
 
 At N = 8192 the static-shape torch.compile baseline (Inductor autotunes its persistent reduction
 per shape) ran 4% ahead of the reference Triton plan (BLOCK_M = 1, 16 warps) in the H200 bench
@@ -8,11 +9,16 @@ per shape) ran 4% ahead of the reference Triton plan (BLOCK_M = 1, 16 warps) in 
 fused_add_rmsnorm's Triton rung ran 4.0 µs against the compiled rung's 3.7 at 256 x 4096, timed
 as the bench times them (CUDA-graph replays over rotated inputs larger than L2). This sweeps the Triton launcher's rows per program and warps at the
 shapes where the gap is, with the reference rungs and the baselines in the same run. Each variant
-is checked against the float64 reference before it is timed.
+is checked against the float64 reference before it is timed. --cuda-from DIR times a second CUDA
+build beside the reference one: DIR holds another rmsnorm.cu and rmsnorm_launch.cuh (an earlier
+revision: `git show REV:csrc/rmsnorm.cu > DIR/rmsnorm.cu`, the same for the launcher).
+--inductor-code PATH writes the Triton source Inductor generates for the static-shape baseline at
+each shape (its launch configuration included), to compare plans.
 """
 import argparse
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import torch
@@ -26,21 +32,25 @@ from grading.specs import rmsnorm as spec_module  # noqa: E402
 from grading.timing import rotation_count, time_fn  # noqa: E402
 from solutions import rmsnorm as sol  # noqa: E402
 
-SHAPES = [(4096, 4096), (4096, 8192), (16384, 8192), (32768, 8192)]
+SHAPES = [(4096, 4096), (16384, 4096), (4096, 8192), (16384, 8192), (32768, 8192)]
 PLANS = [(1, 4), (1, 8), (1, 16), (1, 32), (2, 8), (2, 16), (4, 16)]  # (rows per program, warps)
-SMALL_SHAPES = [(1, 4096), (16, 4096), (64, 4096), (256, 4096), (1, 8192), (256, 8192)]
-SMALL_PLANS = [(1, 2), (1, 4), (1, 8), (1, 16), (2, 4), (2, 8), (4, 8)]
+SMALL_SHAPES = [(1, 4096), (16, 4096), (64, 4096), (256, 4096), (1, 8192), (64, 8192), (256, 8192)]
+SMALL_PLANS = [(1, 4), (1, 8), (1, 16), (2, 8), (2, 16)]
 
 
-def triton_plan(block_m, warps, fused):
+# Two passes over the row in chunks, as Inductor's looped reduction does at M <= 256: (chunk, warps).
+SMALL_TWO_PASS = [(1024, 4), (1024, 8), (2048, 8)]
+
+
+def triton_plan(block_m, warps, fused, chunk=None):
     def plain(x, w):
         y = torch.empty_like(x)
-        sol._launch(x, None, w, 1e-6, y, None, block_m=block_m, num_warps=warps)
+        sol._launch(x, None, w, 1e-6, y, None, block_m=block_m, num_warps=warps, chunk=chunk)
         return y
 
     def with_residual(x, r, w):
         y, h = torch.empty_like(x), torch.empty_like(x)
-        sol._launch(x, r, w, 1e-6, y, h, block_m=block_m, num_warps=warps)
+        sol._launch(x, r, w, 1e-6, y, h, block_m=block_m, num_warps=warps, chunk=chunk)
         return y, h
     return with_residual if fused else plain
 
@@ -50,6 +60,8 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--fused", action="store_true", help="fused_add_rmsnorm instead of rmsnorm")
     ap.add_argument("--small", action="store_true", help="M <= 256, timed in CUDA graphs")
+    ap.add_argument("--cuda-from", help="folder with another rmsnorm.cu + rmsnorm_launch.cuh to time beside the reference")
+    ap.add_argument("--inductor-code", help="write the static-shape baseline's generated Triton code here")
     args = ap.parse_args()
     shapes, plans = (SMALL_SHAPES, SMALL_PLANS) if args.small else (SHAPES, PLANS)
     if args.fused:
@@ -61,7 +73,18 @@ def main():
                  "compile static": spec_module.rmsnorm_compile_static,
                  "F.rms_norm": lambda x, w: F.rms_norm(x, (x.shape[-1],), w, 1e-6)}
         ref_fn = spec_module.rmsnorm_ref
+    if args.cuda_from:
+        from grading.cuda import load_kernel
+        other = load_kernel("rmsnorm", Path(args.cuda_from) / "rmsnorm.cu", fake={
+            "rmsnorm": lambda x, weight, eps: x.new_empty(x.shape),
+            "fused_add_rmsnorm": lambda x, residual, weight, eps: (x.new_empty(x.shape), x.new_empty(x.shape))})
+        impls[f"cuda from {args.cuda_from}"] = ((lambda x, r, w: other.fused_add_rmsnorm(x, r, w, 1e-6)) if args.fused
+                                                else (lambda x, w: other.rmsnorm(x, w, 1e-6)))
     impls.update({f"triton BLOCK_M={m} warps={w}": triton_plan(m, w, args.fused) for m, w in plans})
+    if args.small:
+        impls.update({f"triton 2 passes chunk={c} warps={w}": triton_plan(1, w, args.fused, c)
+                      for c, w in SMALL_TWO_PASS})
+    code_log = []
     tol = DEFAULT_TOLERANCES[torch.bfloat16]
     rows = []
     for m, n in shapes:
@@ -74,6 +97,13 @@ def main():
             sets.append(((x, torch.randn_like(x), w) if args.fused else (x, w), {}))
         inputs = sets[0][0]
         ref = ref_fn(*inputs)
+        if args.inductor_code:
+            from torch._inductor.utils import run_and_get_code
+            static = impls["compile static"]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _, code = run_and_get_code(static, *inputs)
+            code_log.append(f"# ===== {m} x {n} =====\n" + "\n".join(code))
         for name, fn in impls.items():
             out = fn(*inputs)
             for o, r in zip(out if isinstance(out, tuple) else (out,), ref if isinstance(ref, tuple) else (ref,)):
@@ -83,6 +113,8 @@ def main():
                          "gbps": nbytes / t.best_s / 1e9, "graph": t.graph_median_s is not None})
             print(f"{name:28s} {m:6d}x{n:<5d} {t.best_s * 1e6:8.2f} µs  {nbytes / t.best_s / 1e9:6.0f} GB/s  "
                   f"±{t.spread * 100:.0f}%{' graph' if t.graph_median_s is not None else ''}", flush=True)
+    if args.inductor_code:
+        Path(args.inductor_code).write_text("\n".join(code_log))
     if args.json:
         Path(args.json).write_text(json.dumps({"device": torch.cuda.get_device_name(0), "fused": args.fused,
                                                "small": args.small, "rows": rows}, indent=1))

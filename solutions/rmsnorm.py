@@ -200,15 +200,16 @@ def _num_sms(device_index: int | None) -> int:
     return torch.cuda.get_device_properties(device_index).multi_processor_count
 
 
-def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None):
-    # block_m / num_warps: overrides for benchmarks/rmsnorm_variants.py's sweep; None = the plan below.
+def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=None):
+    # block_m / num_warps / chunk (two passes in chunks of this many columns): overrides for
+    # benchmarks/rmsnorm_variants.py's sweep; None = the plan below.
     n = x.shape[-1]
     x2 = rows_view(x, "x")  # [M, N], row stride x2.stride(0)
     r2 = rows_view(residual, "residual") if residual is not None else x2
     rows = x2.shape[0]
     itemsize = x.element_size()
-    one_pass = triton.next_power_of_2(n) * itemsize <= _ONE_PASS_BYTES
-    block_n = triton.next_power_of_2(n) if one_pass else _CHUNK_BYTES // itemsize
+    one_pass = chunk is None and triton.next_power_of_2(n) * itemsize <= _ONE_PASS_BYTES
+    block_n = triton.next_power_of_2(n) if one_pass else chunk or _CHUNK_BYTES // itemsize
     # Rows per program: enough to fill a _TILE when rows are short (N = 128: 32 rows), but never
     # so many that fewer than ~4 programs per SM remain (M = 64, N = 128: one row each, 64
     # programs, rather than 2 programs on 2 of 132 SMs).
@@ -216,7 +217,14 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None):
     block_m = block_m or (max(1, min(_TILE // block_n, max_rows_for_grid)) if one_pass else 1)
     # Warps: one per KB of tile, 1 to 16: 32 B per thread per operand (N = 4096 bf16: 8 warps;
     # N = 8192: 16). More than 16 warps gains nothing here and halves the registers per thread.
-    num_warps = num_warps or min(16, max(1, triton.next_power_of_2(block_m * block_n * itemsize // 1024)))
+    # Few rows (decode, small batches: under 4 programs per SM) are one memory round trip each,
+    # not a stream: there a warp per 512 B, one 16-byte load per thread, shortens the round trip
+    # (H200, one run: 16 x 4096 1.72 µs at 16 warps against 1.87 at 8; 256 x 4096 3.06 against
+    # 3.14; benchmarks/h200_session5/rms_small.txt). With many rows, 8 warps ran ahead (4096 x
+    # 4096: 20.5 against 21.8 µs, h200_session3/rmsnorm_variants.txt).
+    few_rows = rows <= 4 * _num_sms(x.device.index)
+    per_warp = 512 if few_rows else 1024
+    num_warps = num_warps or min(16, max(1, triton.next_power_of_2(block_m * block_n * itemsize // per_warp)))
     grid = (triton.cdiv(rows, block_m),)
     _rmsnorm_kernel[grid](
         x2, r2, weight, y, h if h is not None else y, rows, n, x2.stride(0), r2.stride(0), eps,

@@ -381,6 +381,8 @@ def test_triton_launches_of_the_reference_rmsnorm_on_an_h200():
     assert plan(16384, 8192) == ((16384,), 1, 16)
     assert plan(16384, 128) == ((512,), 32, 8)  # short rows: 32 per program
     assert plan(64, 128) == ((64,), 1, 1)       # few rows: one each, to spread over the SMs
+    assert plan(4096, 4096) == ((4096,), 1, 8)  # a warp per KB of row
+    assert plan(256, 4096) == ((256,), 1, 16)   # few rows: a warp per 512 B, shorter round trips
 
 
 def test_ptx_global_accesses_by_width():
