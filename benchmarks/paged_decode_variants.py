@@ -9,6 +9,9 @@ Triton and CUDA rungs (their launch plans: solutions/paged_decode.py, "the launc
   ceil(4 · SMs / (B · Hkv)) capped at 256 tokens a split; the CUDA kernel with that split count;
 - one knob of the new plan at a time: Triton with 2 stages; half and twice the split count of the
   cost model (both rungs); Triton without the kv-head pairs at D = 64 and with pairs at 32/32;
+- the CUDA kernel with at most 4 query heads a block (64/8 heads: two blocks per kv head, each
+  reading it, the second mostly from L2, at 3 blocks per SM instead of 2; built from a copy of
+  csrc/paged_decode.cu and its launcher with that one line changed);
 - SDPA on an unpaged cache (the goal's yardstick) and gather + masked SDPA (the eager rung).
 Each variant is checked against the float64 reference before it is timed. The last table is the
 goals of this run: % of copy bandwidth on KV bytes, and the ratios to unpaged SDPA and to eager.
@@ -16,9 +19,11 @@ With --bench (the JSON of `python -m grading bench paged_decode`), that run's go
 About 3 minutes on an H200, a minute of it the CUDA build when its cache is cold.
 """
 import argparse
+import functools
 import json
 import math
 import sys
+import tempfile
 from pathlib import Path
 
 import torch
@@ -91,6 +96,30 @@ def cuda_plan(*, split_factor=None, previous=False):
     return fn
 
 
+@functools.cache
+def _cuda_g4_ops():
+    """The CUDA rung built with at most 4 query heads a block (the launcher's G = 8 case -> 4)."""
+    from grading.cuda import load_kernel
+    folder = Path(tempfile.mkdtemp(prefix="kl_pd_g4_"))
+    csrc = Path(sol.REPO) / "csrc"
+    launcher = (csrc / "paged_decode_launch.cuh").read_text()
+    eight = "  } else {\n    checked_split<T, D, 8>(a);\n  }"
+    assert eight in launcher, "the launcher's G = 8 branch moved: update this variant"
+    (folder / "paged_decode_launch.cuh").write_text(launcher.replace(eight, "  } else {\n    checked_split<T, D, 4>(a);\n  }"))
+    (folder / "paged_decode.cu").write_text((csrc / "paged_decode.cu").read_text())
+    return load_kernel("paged_decode", folder / "paged_decode.cu", fake={
+        "paged_decode": lambda q, k_cache, v_cache, block_table, seq_lens, scale, num_splits: q.new_empty(q.shape)})
+
+
+def cuda_g4(q, k, v, bt, lens):
+    b, hq, d = q.shape
+    hkv = k.shape[2]
+    _, tile, _ = sol._cuda_plan(hq, hkv, d, q.element_size())
+    blocks = hkv * math.ceil(hq // hkv / 4)  # 4 query heads a block
+    splits = sol.num_splits_for(b, blocks, _width(k, bt), sol._num_sms(q.device.index), tile, per_sm=3)
+    return _cuda_g4_ops().paged_decode(q, k, v, bt, lens, d ** -0.5, splits)
+
+
 def variants(shape) -> dict:
     _, _, (hq, hkv), d = shape
     out = {"eager (gather + masked SDPA)": sol.paged_decode_eager,
@@ -108,6 +137,8 @@ def variants(shape) -> dict:
         out["triton one kv head per program"] = triton_plan(kv_pack=1)
     if hq == hkv:
         out["triton kv-head pairs"] = triton_plan(kv_pack=2)
+    if hq // hkv > 4:
+        out["cuda at most 4 heads a block"] = cuda_g4
     return out
 
 

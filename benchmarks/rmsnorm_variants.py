@@ -13,7 +13,8 @@ is checked against the float64 reference before it is timed. --cuda-from DIR tim
 build beside the reference one: DIR holds another rmsnorm.cu and rmsnorm_launch.cuh (an earlier
 revision: `git show REV:csrc/rmsnorm.cu > DIR/rmsnorm.cu`, the same for the launcher).
 --inductor-code PATH writes the Triton source Inductor generates for the static-shape baseline at
-each shape (its launch configuration included), to compare plans.
+each shape, to compare plans; with --small --fused, that kernel's structure (h stored, then read
+back) is also timed under several launch plans.
 """
 import argparse
 import json
@@ -25,7 +26,9 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere in the repo
-import grading  # noqa: E402,F401
+import grading  # noqa: E402,F401  (first: without a GPU it switches Triton to its interpreter)
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
 from grading.check import compare  # noqa: E402
 from grading.spec import DEFAULT_TOLERANCES  # noqa: E402
 from grading.specs import rmsnorm as spec_module  # noqa: E402
@@ -40,6 +43,46 @@ SMALL_PLANS = [(1, 4), (1, 8), (1, 16), (2, 8), (2, 16)]
 
 # Two passes over the row in chunks, as Inductor's looped reduction does at M <= 256: (chunk, warps).
 SMALL_TWO_PASS = [(1024, 4), (1024, 8), (2048, 8)]
+# Inductor's own structure for fused_add_rmsnorm (h_store_kernel below): (rows, chunk, warps).
+SMALL_H_STORE = [(1, 1024, 4), (1, 2048, 8), (1, 4096, 16), (2, 1024, 8), (2, 2048, 8), (4, 512, 4), (4, 1024, 8)]
+
+
+@triton.jit
+def h_store_kernel(x_ptr, r_ptr, w_ptr, y_ptr, h_ptr, n_rows, n_cols, eps,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # The kernel Inductor generates for the static-shape baseline (h200_session7/
+    # inductor_fused_256x4096.txt), restated: loop 1 stores h = x + r and sums h^2; loop 2 reads
+    # h back (the same thread wrote each element: same layout in both loops) with the weight.
+    # The sum is of h before rounding, as Inductor computes it; y is the norm of the stored h.
+    rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
+    row_ok = rows < n_rows
+    cols = tl.arange(0, BLOCK_N)[None, :]
+    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_N):
+        c = start + cols
+        m = row_ok & (c < n_cols)
+        x = tl.load(x_ptr + rows * n_cols + c, m, eviction_policy="evict_first", other=0.0).to(tl.float32)
+        r = tl.load(r_ptr + rows * n_cols + c, m, eviction_policy="evict_first", other=0.0).to(tl.float32)
+        h = x + r
+        acc += h * h
+        tl.store(h_ptr + rows * n_cols + c, h.to(h_ptr.dtype.element_ty), m)
+    rstd = tl.rsqrt(tl.sum(acc, axis=1)[:, None] / n_cols + eps)
+    for start in range(0, n_cols, BLOCK_N):
+        c = start + cols
+        m = row_ok & (c < n_cols)
+        h = tl.load(h_ptr + rows * n_cols + c, m, eviction_policy="evict_first", other=0.0).to(tl.float32)
+        w = tl.load(w_ptr + c, c < n_cols, eviction_policy="evict_last", other=0.0).to(tl.float32)
+        tl.store(y_ptr + rows * n_cols + c, (h * rstd * w).to(y_ptr.dtype.element_ty), m)
+
+
+def h_store_plan(block_m, chunk, warps):
+    def fn(x, r, w):
+        y, h = torch.empty_like(x), torch.empty_like(x)
+        m, n = x.shape
+        h_store_kernel[(triton.cdiv(m, block_m),)](x, r, w, y, h, m, n, 1e-6, BLOCK_M=block_m, BLOCK_N=chunk,
+                                                   num_warps=warps)
+        return y, h
+    return fn
 
 
 def triton_plan(block_m, warps, fused, chunk=None):
@@ -84,6 +127,9 @@ def main():
     if args.small:
         impls.update({f"triton 2 passes chunk={c} warps={w}": triton_plan(1, w, args.fused, c)
                       for c, w in SMALL_TWO_PASS})
+        if args.fused:
+            impls.update({f"h stored, read back: BLOCK_M={m} chunk={c} warps={w}": h_store_plan(m, c, w)
+                          for m, c, w in SMALL_H_STORE})
     code_log = []
     tol = DEFAULT_TOLERANCES[torch.bfloat16]
     rows = []
