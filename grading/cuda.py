@@ -20,6 +20,7 @@ import dataclasses
 import functools
 import hashlib
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -321,14 +322,48 @@ def compile_only(source: Path, arch: str = DEFAULT_CHECK_ARCH, *, cutlass: bool 
     if nvcc is None:
         raise CudaUnavailable("nvcc not found: the CUDA rung was not compiled")
     includes = [CSRC, *(cutlass_include_dirs() if cutlass else [])]
+    flags = [*NVCC_FLAGS, *_torch_nvcc_flags(), gencode_flag(arch), "-Xptxas", "-v",
+             *(f"-I{d}" for d in includes), *extra_flags]
+    # The report is kept on disk, keyed by everything that decides it (the source and every
+    # local header it includes, the flags, nvcc's version): the same file is compile-checked by
+    # the tests, by `check` workers and by the notebooks, and the CUTLASS one takes minutes.
+    cached = _report_cache_path(source, includes, [*flags, *([_cutlass_version()] if cutlass else [])], str(nvcc))
+    if cached.is_file():
+        saved = json.loads(cached.read_text())
+        log = saved["log"]
+        return CompileReport(ok=saved["ok"], arch=arch, log=log, kernels=parse_ptxas_report(log) if saved["ok"] else {})
     with tempfile.TemporaryDirectory(prefix="kl_nvcc_") as tmp:
-        cmd = [str(nvcc), "-c", str(source), "-o", str(Path(tmp) / "kernel.o"),
-               *NVCC_FLAGS, *_torch_nvcc_flags(), gencode_flag(arch), "-Xptxas", "-v",
-               *(f"-I{d}" for d in includes), *extra_flags]
+        cmd = [str(nvcc), "-c", str(source), "-o", str(Path(tmp) / "kernel.o"), *flags]
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
     log = proc.stdout + proc.stderr
     ok = proc.returncode == 0
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    part = cached.with_name(f"{cached.name}.{os.getpid()}.{threading.get_ident()}")
+    part.write_text(json.dumps({"ok": ok, "log": log}))
+    part.replace(cached)  # atomic: a reader sees a whole report or none
     return CompileReport(ok=ok, arch=arch, log=log, kernels=parse_ptxas_report(log) if ok else {})
+
+
+def _cutlass_version() -> str:
+    """What identifies the CUTLASS headers in a cache key: the wheel's version, or a checkout's
+    newest header time ($CUTLASS_PATH)."""
+    if os.environ.get("CUTLASS_PATH"):
+        include = Path(os.environ["CUTLASS_PATH"]) / "include"
+        return f"cutlass-checkout-{max((f.stat().st_mtime_ns for f in include.rglob('*.h*')), default=0)}"
+    try:
+        from importlib.metadata import version
+        return f"nvidia-cutlass-{version('nvidia-cutlass')}"
+    except Exception:  # noqa: BLE001 - no metadata: the include path in the flags still keys it
+        return "nvidia-cutlass"
+
+
+def _report_cache_path(source: Path, includes: Sequence[Path], flags: Sequence[str], nvcc: str) -> Path:
+    h = hashlib.sha256()
+    for part in (str(source), nvcc, _nvcc_version_of(nvcc) or "", *flags):
+        h.update(part.encode() + b"\0")
+    for f in source_files([source], includes):
+        h.update(str(f).encode() + b"\0" + f.read_bytes() + b"\0")
+    return cache_root() / "nvcc_checks" / f"{source.stem}_{h.hexdigest()[:20]}.json"
 
 
 # --- build cache ----------------------------------------------------------------------------------

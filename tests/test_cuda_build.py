@@ -6,6 +6,7 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -133,6 +134,24 @@ def test_compile_error_is_reported(nvcc, tmp_path):
     assert not report.ok
     assert "undeclared_name" in report.errors()
     assert report.summary().startswith("sm_80: does not compile")
+
+
+def test_compile_reports_are_kept_by_content(nvcc, tmp_path, monkeypatch):
+    monkeypatch.setenv("KL_CACHE_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(float* x) { x[0] = 1.0f; }\n")
+    first = kc.compile_only(src, "sm_80")
+    assert first.ok and len(first.kernels) == 1
+    real_run = subprocess.run
+    compiles = []  # nvcc compile command lines (not `nvcc --version`)
+    monkeypatch.setattr(kc.subprocess, "run",
+                        lambda cmd, *a, **k: (compiles.append(cmd) if "-c" in cmd else None) or real_run(cmd, *a, **k))
+    again = kc.compile_only(src, "sm_80")
+    assert (again.ok, again.kernels, again.log) == (first.ok, first.kernels, first.log) and not compiles
+    kc.compile_only(src, "sm_90a")  # another architecture: compiled
+    src.write_text("__global__ void k(float* x) { x[0] = undeclared; }\n")  # another source: compiled
+    assert not kc.compile_only(src, "sm_80").ok
+    assert len(compiles) == 2
 
 
 # --- namespaces and the build cache key ----------------------------------------------------------
