@@ -25,6 +25,7 @@ import triton
 import triton.language as tl
 
 from grading import env
+from grading.compiling import compile_on_first_call
 from grading.specs.paged_decode import check_paged_decode_inputs, default_scale
 
 REPO = Path(__file__).resolve().parent.parent
@@ -58,7 +59,9 @@ def paged_decode_eager(q, k_cache, v_cache, block_table, seq_lens, scale=None):
 # The gather path compiled: Inductor turns the two index copies and the mask into generated
 # kernels and calls an SDPA kernel for the attention; the bytes are still moved three times.
 # The batch and the table width change at every decode step: marked dynamic, one graph serves them.
-_gather_attend_graph = torch.compile(_gather_attend)
+# Compiled at the first call (grading/compiling.py): `@torch.compile` would import the compiler
+# (~5 s) in every process that imports this file, also those that run only the other rungs.
+_gather_attend_graph = compile_on_first_call(_gather_attend)
 
 
 def paged_decode_compiled(q, k_cache, v_cache, block_table, seq_lens, scale=None):
@@ -105,7 +108,7 @@ def _flex_attend(q, k_cache, v_cache, block_table, seq_lens, scale: float):
 # Static shapes, a graph per batch size and table width: Inductor uses its decode kernel (the query
 # heads of a group in one program, the KV split across programs) only for a static batch. With the
 # batch dynamic it falls back to its general kernel, which on an H200 gave wrong results here.
-_flex_attend_graph = torch.compile(_flex_attend, dynamic=False)
+_flex_attend_graph = compile_on_first_call(_flex_attend, dynamic=False)
 
 
 def paged_decode_flex(q, k_cache, v_cache, block_table, seq_lens, scale=None):

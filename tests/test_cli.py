@@ -133,9 +133,31 @@ def test_bench_markdown_mentions_speedups_only_when_it_has_them():
     assert "× = speedup over torch.compile" in bench.markdown(result) and "2.0 (50%) 1.50×" in bench.markdown(result)
 
 
-def test_the_specs_leave_the_compiler_unimported():
-    # Every `python -m grading` and every grading worker imports the specs: importing
-    # torch._dynamo / Inductor there (a torch.compile at import) costs seconds per process.
-    code = "import sys, grading.specs; print(sorted(m for m in sys.modules if m.startswith(('torch._dynamo', 'torch._inductor'))))"
+@pytest.mark.parametrize("modules", ["grading.specs", "solutions.silu_mul, solutions.rmsnorm, solutions.fp8_gemm, "
+                                                     "solutions.paged_decode"])
+def test_importing_leaves_the_compiler_unimported(modules):
+    # Every `python -m grading` and every grading worker imports the specs, and a worker imports
+    # the solution file of the rung it runs: importing torch._dynamo / Inductor there (a
+    # torch.compile at import) costs ~5 s per process, also for the rungs that never compile.
+    code = (f"import sys, {modules}; "
+            "print(sorted(m for m in sys.modules if m.startswith(('torch._dynamo', 'torch._inductor'))))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr
+
+
+def test_compile_on_first_call_compiles_once_and_then_is_the_compiled_function(monkeypatch):
+    import torch
+
+    from grading.compiling import compile_on_first_call
+    made = []
+    real_compile = torch.compile
+    monkeypatch.setattr(torch, "compile", lambda fn, **kw: made.append(kw) or real_compile(fn, **kw))
+
+    def double(x):
+        return x * 2
+
+    fn = compile_on_first_call(double, dynamic=False)
+    assert fn.__name__ == "double" and not made  # nothing compiled yet
+    x = torch.arange(4.0)
+    assert torch.equal(fn(x), x * 2) and torch.equal(fn(x + 1), (x + 1) * 2)
+    assert made == [{"dynamic": False}]  # one torch.compile, with the options given
