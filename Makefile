@@ -10,14 +10,12 @@ BIN := $(VENV)/bin
 
 setup: $(VENV)/.installed
 
-# --no-compile: pip would byte-compile every installed module up front (a minute of CPU for torch
-# alone); Python compiles the ones a program imports, once, at their first import.
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --no-compile $(TORCH_SPEC)
-	$(BIN)/python -m pip install -q --no-compile -e ".[dev]"
+	$(BIN)/python -m pip install -q $(TORCH_SPEC)
+	$(BIN)/python -m pip install -q -e ".[dev]"
 	# CUTLASS/CuTe headers only: the package's Python requirements are not needed for them.
-	$(BIN)/python -m pip install -q --no-compile --no-deps nvidia-cutlass
+	$(BIN)/python -m pip install -q --no-deps nvidia-cutlass
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $@
 
