@@ -330,17 +330,17 @@ def compile_only(source: Path, arch: str = DEFAULT_CHECK_ARCH, *, cutlass: bool 
     cached = _report_cache_path(source, includes, [*flags, *([_cutlass_version()] if cutlass else [])], str(nvcc))
     if cached.is_file():
         saved = json.loads(cached.read_text())
-        log = saved["log"]
-        return CompileReport(ok=saved["ok"], arch=arch, log=log, kernels=parse_ptxas_report(log) if saved["ok"] else {})
-    with tempfile.TemporaryDirectory(prefix="kl_nvcc_") as tmp:
-        cmd = [str(nvcc), "-c", str(source), "-o", str(Path(tmp) / "kernel.o"), *flags]
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
-    log = proc.stdout + proc.stderr
-    ok = proc.returncode == 0
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    part = cached.with_name(f"{cached.name}.{os.getpid()}.{threading.get_ident()}")
-    part.write_text(json.dumps({"ok": ok, "log": log}))
-    part.replace(cached)  # atomic: a reader sees a whole report or none
+        ok, log = saved["ok"], saved["log"]
+    else:
+        with tempfile.TemporaryDirectory(prefix="kl_nvcc_") as tmp:
+            cmd = [str(nvcc), "-c", str(source), "-o", str(Path(tmp) / "kernel.o"), *flags]
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+        log = proc.stdout + proc.stderr
+        ok = proc.returncode == 0
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        part = cached.with_name(f"{cached.name}.{os.getpid()}.{threading.get_ident()}")
+        part.write_text(json.dumps({"ok": ok, "log": log}))
+        part.replace(cached)  # atomic: a reader sees a whole report or none
     return CompileReport(ok=ok, arch=arch, log=log, kernels=parse_ptxas_report(log) if ok else {})
 
 
