@@ -5,7 +5,8 @@ Why each piece (chapter 00 shows every trap measured):
 - events, not host clocks: a launch returns before the kernel runs;
 - warm-up: the first call pays for compilation, module load and allocator growth;
 - L2 flush: H100/H200 have 50-60 MB of L2; a repeated call on inputs that fit there measures the
-  cache, not HBM;
+  cache, not HBM. The flush reads (flush_l2): a flush that writes leaves dirty lines whose
+  write-back the next call pays for;
 - median and the 20-80% spread: one slow repetition (a clock change, another process) must not
   move the result, and the spread says how far two numbers must differ to mean anything;
 - launch overhead hidden: a Python launch costs 5-100 µs of host time (Triton's launcher, dynamo's
@@ -81,7 +82,18 @@ def _quantile(xs: list[float], q: float) -> float:
 
 def l2_flush_buffer(device: torch.device) -> torch.Tensor:
     l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 64 * 2**20) or 64 * 2**20
-    return torch.empty(2 * l2, dtype=torch.uint8, device=device)
+    return torch.ones(2 * l2 // 4, dtype=torch.int32, device=device)
+
+
+def flush_l2(buf: torch.Tensor) -> None:
+    """Evict L2 by reading `buf` (2× its size): afterwards it holds only clean lines of `buf`.
+
+    A read, not a write: a write flush (`zero_()`, as triton.testing.do_bench clears its cache)
+    leaves L2 full of dirty lines, and the timed call's first misses must write them back to HBM
+    while the events run. H200, same run (benchmarks/h200_session8/l2_flush.txt): 8-10 µs more
+    for a kernel reading 67-268 MB (paged decode, SDPA), 3.5 µs for a 256 MB copy; work the harness
+    made, not the kernel. The read moves those write-backs before the start event."""
+    torch.amax(buf)
 
 
 def time_fn(fn: Callable, arg_sets: list[ArgSet], *, device: torch.device | str = "cuda",
@@ -104,7 +116,7 @@ def time_fn(fn: Callable, arg_sets: list[ArgSet], *, device: torch.device | str 
     start.record()
     for i in range(3):
         args, kwargs = arg_sets[i % len(arg_sets)]
-        flush.zero_()
+        flush_l2(flush)
         fn(*args, **kwargs)
     end.record()
     host_per_rep = (time.perf_counter() - h0) / 3
@@ -123,7 +135,7 @@ def time_fn(fn: Callable, arg_sets: list[ArgSet], *, device: torch.device | str 
         for r in range(b0, min(b0 + BATCH, reps)):
             idx = r % len(arg_sets)
             args, kwargs = arg_sets[idx]
-            flush.zero_()  # a 2×L2 write evicts whatever the last repetition left in L2
+            flush_l2(flush)  # a 2×L2 read evicts whatever the last repetition left in L2
             starts[r].record()
             out = fn(*args, **kwargs)
             ends[r].record()
@@ -131,7 +143,7 @@ def time_fn(fn: Callable, arg_sets: list[ArgSet], *, device: torch.device | str 
     wall = time.perf_counter() - t0
     times = [s.elapsed_time(e) / 1e3 for s, e in zip(starts, ends)]
     timing = Timing(median_s=statistics.median(times), p20_s=_quantile(times, 0.2), p80_s=_quantile(times, 0.8),
-                    reps=reps, mode="CUDA events, L2 flushed before each call, launch overhead hidden",
+                    reps=reps, mode="CUDA events, L2 flushed (2×L2 read) before each call, launch overhead hidden",
                     wall_s=wall, device_total_s=sum(times), host_s=host_per_rep)
     del flush
     timing.synced_s = time_synced(fn, arg_sets, device, max(timing.median_s, host_per_rep))
