@@ -9,9 +9,9 @@ Triton and CUDA rungs (their launch plans: solutions/paged_decode.py, "the launc
   ceil(4 · SMs / (B · Hkv)) capped at 256 tokens a split; the CUDA kernel with that split count;
 - one knob of the new plan at a time: Triton with 2 stages; half and twice the split count of the
   cost model (both rungs); Triton without the kv-head pairs at D = 64 and with pairs at 32/32;
-- the CUDA kernel with at most 4 query heads a block (64/8 heads: two blocks per kv head, each
-  reading it, the second mostly from L2, at 3 blocks per SM instead of 2; built from a copy of
-  csrc/paged_decode.cu and its launcher with that one line changed);
+- the CUDA rung with its other split kernel: where it runs the tensor-core kernel (16 bits, G >= 4
+  or D = 64), the CUDA-core kernel that ran there before (with its plan); elsewhere, the
+  tensor-core kernel (built from a copy of csrc/paged_decode.cu with kUseMma changed);
 - SDPA on an unpaged cache (the goal's yardstick) and gather + masked SDPA (the eager rung).
 Each variant is checked against the float64 reference before it is timed. The last table is the
 goals of this run: % of copy bandwidth on KV bytes, and the ratios to unpaged SDPA and to eager.
@@ -96,28 +96,38 @@ def cuda_plan(*, split_factor=None, previous=False):
     return fn
 
 
+_MMA_RULE = "constexpr bool kUseMma = sizeof(T) == 2 && (G >= 4 || D == 64);"
+
+
 @functools.cache
-def _cuda_g4_ops():
-    """The CUDA rung built with at most 4 query heads a block (the launcher's G = 8 case -> 4)."""
+def _cuda_variant_ops(rule: str):
+    """The CUDA rung built with another choice of split kernel (csrc/paged_decode.cu's kUseMma)."""
     from grading.cuda import load_kernel
-    folder = Path(tempfile.mkdtemp(prefix="kl_pd_g4_"))
+    folder = Path(tempfile.mkdtemp(prefix="kl_pd_variant_"))
     csrc = Path(sol.REPO) / "csrc"
-    launcher = (csrc / "paged_decode_launch.cuh").read_text()
-    eight = "  } else {\n    checked_split<T, D, 8>(a);\n  }"
-    assert eight in launcher, "the launcher's G = 8 branch moved: update this variant"
-    (folder / "paged_decode_launch.cuh").write_text(launcher.replace(eight, "  } else {\n    checked_split<T, D, 4>(a);\n  }"))
-    (folder / "paged_decode.cu").write_text((csrc / "paged_decode.cu").read_text())
+    source = (csrc / "paged_decode.cu").read_text()
+    assert _MMA_RULE in source, "kUseMma moved: update this variant"
+    (folder / "paged_decode.cu").write_text(source.replace(_MMA_RULE, f"constexpr bool kUseMma = {rule};"))
+    (folder / "paged_decode_launch.cuh").write_text((csrc / "paged_decode_launch.cuh").read_text())
     return load_kernel("paged_decode", folder / "paged_decode.cu", fake={
         "paged_decode": lambda q, k_cache, v_cache, block_table, seq_lens, scale, num_splits: q.new_empty(q.shape)})
 
 
-def cuda_g4(q, k, v, bt, lens):
-    b, hq, d = q.shape
-    hkv = k.shape[2]
-    _, tile, _ = sol._cuda_plan(hq, hkv, d, q.element_size())
-    blocks = hkv * math.ceil(hq // hkv / 4)  # 4 query heads a block
-    splits = sol.num_splits_for(b, blocks, _width(k, bt), sol._num_sms(q.device.index), tile, per_sm=3)
-    return _cuda_g4_ops().paged_decode(q, k, v, bt, lens, d ** -0.5, splits)
+def cuda_kernel_choice(rule: str, tensor_cores: bool):
+    """The CUDA rung with kUseMma = rule, split by the plan of the kernel it picks for this shape."""
+    def fn(q, k, v, bt, lens):
+        b, hq, d = q.shape
+        hkv = k.shape[2]
+        group = hq // hkv
+        g = 1 if group <= 1 else 2 if group <= 2 else 4 if group <= 4 else 8
+        blocks = hkv * math.ceil(group / g)
+        if tensor_cores:
+            tile, per_sm = 64, 2 if d == 128 else 4
+        else:  # the CUDA-core kernel's plan before the tensor-core kernel: 208 registers at G = 8
+            tile, per_sm = 16384 // (2 * d * q.element_size()), 2 if g == 8 else 3
+        splits = sol.num_splits_for(b, blocks, _width(k, bt), sol._num_sms(q.device.index), tile, per_sm=per_sm)
+        return _cuda_variant_ops(rule).paged_decode(q, k, v, bt, lens, d ** -0.5, splits)
+    return fn
 
 
 def variants(shape) -> dict:
@@ -137,8 +147,10 @@ def variants(shape) -> dict:
         out["triton one kv head per program"] = triton_plan(kv_pack=1)
     if hq == hkv:
         out["triton kv-head pairs"] = triton_plan(kv_pack=2)
-    if hq // hkv > 4:
-        out["cuda at most 4 heads a block"] = cuda_g4
+    if hq // hkv >= 4 or d == 64:
+        out["cuda, CUDA cores only (previous kernel)"] = cuda_kernel_choice("false", tensor_cores=False)
+    else:
+        out["cuda, tensor cores at every G"] = cuda_kernel_choice("sizeof(T) == 2", tensor_cores=True)
     return out
 
 

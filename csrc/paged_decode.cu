@@ -18,9 +18,10 @@
 //           as much as the FMAs. Below, a lane ends up with one whole score after ~1 shuffle per
 //           score, and each exp2 is computed once. The main loop's SASS (sm_90a, bf16, D = 128),
 //           per row: ~115 warp instructions at G = 8, ~76 at G = 4, ~52 at G = 1. G = 8 is close
-//           to issue-bound even so: the next step there is the tensor cores (mma.sync) for q.k and p.v.
+//           to issue-bound even so (69% of the copy roof at 64/8 heads): from G = 4, and at D = 64,
+//           in 16 bits, q.k and p.v go to the tensor cores (mma.sync), the third kernel below.
 //
-// Two kernels:
+// Three kernels:
 //   _paged_decode_split_kernel  one block of 4 warps per (split, kv head [, chunk of its query
 //     heads], sequence) walks its share of the sequence in tiles of 16 KB of K and V (32 tokens at
 //     D = 128 bf16; every split but the sequence's last is whole tiles).
@@ -42,15 +43,21 @@
 //     p.V: a lane accumulates its VEC dims of V for all G query heads of the block.
 //     At the end the warp's row groups are summed (they share the max) and the 4 warps are merged
 //     by their maxima.
+//   _paged_decode_mma_kernel  the same split, blocks and merge, each warp a flash-decoding worker
+//     over 16-token tiles whose scores and p.V are mma.sync.m16n8k16 (fp32 accumulation); see
+//     its own comment. 16-bit K/V with G >= 4 or D = 64 (kUseMma).
 //   _paged_decode_merge_kernel  one block per (sequence, query head): the splits' partial
 //                               results merged by their log-sum-exp, all splits read at once.
 //
 // The split count comes from the caller (solutions/paged_decode.py: a cost model over rounds of
-// resident blocks, 3 per SM here, 2 at G = 8 in 16 bits).
+// resident blocks: 3 per SM for the CUDA-core kernel, 2 for the tensor-core one at D = 128, 4 at
+// D = 64).
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "kl_common.cuh"
 #include "paged_decode.h"
@@ -120,8 +127,42 @@ __device__ __forceinline__ Rescale merge_factors(float m_a, float m_b) {
   return {m, exp2f(m_a - m_use), exp2f(m_b - m_use)};
 }
 
-// (kThreads, 2): up to 255 registers a thread. G = 8 at 16 bits takes ~200 (2 blocks per SM), the
-// others fit 3, as many as the ring's 66 KB allows. Without the hint ptxas held a few
+// The end of both split kernels: the 4 warps' states in shared memory (acc [kWarps][G][D], m and l
+// [kWarps][G]) merged by their maxima, normalized, and stored: the answer when there is one split,
+// else this split's partial result and its base-2 log-sum-exp. row0 = the first head's row of out.
+template <typename T, int D, int G>
+__device__ __forceinline__ void merge_warps_and_store(const float* sm_acc, const float* sm_m, const float* sm_l,
+                                                      int heads_here, int64_t row0, int split, int num_splits,
+                                                      T* __restrict__ out, float* __restrict__ part_o,
+                                                      float* __restrict__ part_lse) {
+  for (int i = threadIdx.x; i < heads_here * D; i += kThreads) {
+    const int g = i / D;
+    const int d = i % D;
+    float mx = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, sm_m[w * G + g]);
+    const float m_use = mx == -INFINITY ? 0.0f : mx;
+    float lsum = 0.0f, o = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const float f = exp2f(sm_m[w * G + g] - m_use);
+      lsum += sm_l[w * G + g] * f;
+      o += sm_acc[(w * G + g) * D + d] * f;
+    }
+    const int64_t row = row0 + g;
+    if (num_splits == 1) {
+      out[row * D + d] = from_float<T>(o / lsum);
+    } else {
+      // An empty split (a short sequence in a batch sized for a long one) weighs 0 in the merge.
+      const int64_t r = row * num_splits + split;
+      part_o[r * D + d] = lsum > 0.0f ? o / lsum : 0.0f;
+      if (d == 0) part_lse[r] = lsum > 0.0f ? m_use + log2f(lsum) : -INFINITY;
+    }
+  }
+}
+
+// (kThreads, 2): up to 255 registers a thread. G = 8 takes ~200 (2 blocks per SM; in 16 bits the
+// tensor-core kernel runs there instead), the others fit 3, as many as the ring's 66 KB allows. Without the hint ptxas held a few
 // instantiations to 80 or 128 registers and spilled a few bytes.
 template <typename T, int D, int G>
 __global__ void __launch_bounds__(kThreads, 2) _paged_decode_split_kernel(
@@ -364,30 +405,278 @@ __global__ void __launch_bounds__(kThreads, 2) _paged_decode_split_kernel(
     sm_l[warp * G + lane] = l;
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < heads_here * D; i += kThreads) {
-    const int g = i / D;
-    const int d = i % D;
-    float mx = -INFINITY;
+  merge_warps_and_store<T, D, G>(sm_acc, sm_m, sm_l, heads_here, b * q_heads + head0, split, num_splits, out, part_o,
+                                 part_lse);
+}
+
+// --- The tensor-core split kernel (16-bit K/V, sm_80+): mma.sync for q.k and p.v ------------------
+// Where the kernel above is issue-bound (G = 8 query heads a block: ~115 warp instructions per
+// token row; D = 64: half the bytes per row for the same per-row work), the products go to the
+// tensor cores. mma.sync.m16n8k16 multiplies a 16 x 16 tile of A by a 16 x 8 tile of B into
+// 16 x 8 fp32 accumulators spread over the warp's 32 lanes (4 registers each):
+//   scores  S [16 x 16 tokens] = Q [16 heads x D] . K^T [D x 16 tokens]: the G query heads are
+//           the rows (padded to 16 with zeros), 2 x D / 16 mma per 16 tokens;
+//   p.V     O [16 x D] += P [16 x 16 tokens] . V [16 tokens x D]: D / 8 mma per 16 tokens.
+// The score accumulators land in the lanes exactly where p.V wants its A operand (row = lane / 4,
+// columns 2 x (lane % 4) + {0, 1} and + 8), so P goes from scores to the next mma in registers
+// (the FlashAttention-2 arrangement): the online softmax is 4 scores a lane and two shuffles
+// across the 4 lanes of a row per tile. Per 16 tokens at D = 128: 32 mma and 16 ldmatrix.x4
+// where the CUDA-core kernel issues ~1,800 instructions at G = 8.
+// Each warp is an independent flash-decoding worker over 16-token tiles (the warp's tiles are
+// every 4th of its block's split) with its own cp.async ring; the block merges its 4 warps at the
+// end as above. K and V tiles sit in shared memory as [16 tokens][D] rows with 16-byte chunk c of
+// row r stored at c ^ (r % 8): ldmatrix reads 8 rows at one column, which would otherwise all hit
+// the same 4 banks (8-way conflict at a 256-byte row pitch).
+constexpr int kMmaTok = 16;     // tokens per warp tile
+constexpr int kMmaStages = 3;   // warp ring depth: 2 tiles in flight while one is computed on
+
+template <typename T, int D>
+struct MmaTile {
+  static constexpr int CH = D * 2 / 16;                  // 16-byte chunks per row: 16 or 8
+  static constexpr int STEP = 32 / CH;                   // rows a copy instruction of the warp covers
+  static constexpr int ROWS = kMmaTok / STEP;            // rows (tokens) a lane copies per tile
+  static constexpr int TILE = 2 * kMmaTok * CH;          // chunks of K then V per warp tile
+  static constexpr int TOKENS = kWarps * kMmaTok;        // tokens per round of the block's warps
+  static constexpr size_t SMEM = size_t(kWarps) * kMmaStages * TILE * 16;  // 96 KB at D = 128
+  static_assert(sizeof(T) == 2, "tensor-core path: 16-bit K and V");
+  static_assert(D % 32 == 0 && CH <= 16, "D = 64 or 128");
+};
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t r[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+
+// c += a . b, m16n8k16, fp32 accumulators. a: rows 0-7 / 8-15 x k 0-7 / 8-15 (4 registers),
+// b: k 0-7 / 8-15 x the lane's column (2 registers).
+template <typename T>
+__device__ __forceinline__ void mma_16816(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+// Two values in one register, `lo` in the low half (the mma operands' element order).
+template <typename T>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  const T l = from_float<T>(lo), h = from_float<T>(hi);
+  uint16_t bl, bh;
+  memcpy(&bl, &l, 2);
+  memcpy(&bh, &h, 2);
+  return uint32_t(bl) | (uint32_t(bh) << 16);
+}
+
+template <typename T>
+__device__ __forceinline__ uint32_t pack2_raw(T lo, T hi) {
+  uint16_t bl, bh;
+  memcpy(&bl, &lo, 2);
+  memcpy(&bh, &hi, 2);
+  return uint32_t(bl) | (uint32_t(bh) << 16);
+}
+
+template <typename T, int D, int G>
+__global__ void __launch_bounds__(kThreads, 2) _paged_decode_mma_kernel(
+    const T* __restrict__ q, const T* __restrict__ k_cache, const T* __restrict__ v_cache,
+    const int32_t* __restrict__ block_table, const int32_t* __restrict__ seq_lens, T* __restrict__ out,
+    float* __restrict__ part_o, float* __restrict__ part_lse, int q_heads, int group, int page_size,
+    int64_t q_stride_b, int64_t q_stride_h, int64_t k_stride_page, int64_t k_stride_slot, int64_t k_stride_head,
+    int64_t v_stride_page, int64_t v_stride_slot, int64_t v_stride_head, int64_t bt_stride, float qk_scale,
+    int num_splits) {
+  using L = MmaTile<T, D>;
+  constexpr int CH = L::CH;
+  static_assert(G <= 8, "the heads are rows 0-7 of the mma tile");
+  extern __shared__ __align__(128) uint4 smem[];
+
+  const int split = blockIdx.x;
+  const int chunks = (group + G - 1) / G;
+  const int kvh = blockIdx.y / chunks;
+  const int head0 = kvh * group + (blockIdx.y % chunks) * G;
+  const int heads_here = min(G, kvh * group + group - head0);
+  const int64_t b = blockIdx.z;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int g = lane / 4;     // the mma row (query head) of this lane's scores and outputs
+  const int quad = lane % 4;  // its column pair
+
+  const int seq_len = seq_lens[b];
+  const int per_split = kl_cdiv(kl_cdiv(seq_len, L::TOKENS), num_splits) * L::TOKENS;
+  const int start = split * per_split;
+  const int end = min(start + per_split, seq_len);
+  // This warp's tiles: every kWarps-th 16-token tile of the split, from tile `warp`.
+  const int first = start + warp * kMmaTok;
+  const int n_tiles = first < end ? kl_cdiv(end - first, kWarps * kMmaTok) : 0;
+
+  // 1. The copy pipeline, as in the kernel above but per warp: lane copies chunk lane % CH of
+  //    rows lane / CH + STEP x r of each tile, K and V, into its warp's ring.
+  uint4* ring = smem + warp * kMmaStages * L::TILE;
+  const int32_t* table = block_table + b * bt_stride;
+  const int my_chunk = lane % CH, my_row = lane / CH;
+  const T* k_head = k_cache + int64_t(kvh) * k_stride_head + my_chunk * 8;
+  const T* v_head = v_cache + int64_t(kvh) * v_stride_head + my_chunk * 8;
+  int page[L::ROWS], slot[L::ROWS];
+  auto lookup = [&](int j) {
+    const int t0 = first + j * kWarps * kMmaTok + my_row;  // the lane's row 0 of tile j
+    int col = static_cast<unsigned>(t0) / page_size;
+    int s = t0 - col * page_size;
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, sm_m[w * G + g]);
-    const float m_use = mx == -INFINITY ? 0.0f : mx;
-    float lsum = 0.0f, o = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      const float f = exp2f(sm_m[w * G + g] - m_use);
-      lsum += sm_l[w * G + g] * f;
-      o += sm_acc[(w * G + g) * D + d] * f;
+    for (int r = 0; r < L::ROWS; ++r) {
+      page[r] = t0 + r * L::STEP < end ? table[col] : 0;
+      slot[r] = s;
+      s += L::STEP;
+      while (s >= page_size) {  // once at most, unless a page is shorter than STEP tokens
+        s -= page_size;
+        ++col;
+      }
     }
-    const int64_t row = b * q_heads + head0 + g;
-    if (num_splits == 1) {
-      out[row * D + d] = from_float<T>(o / lsum);
-    } else {
-      // An empty split (a short sequence in a batch sized for a long one) weighs 0 in the merge.
-      const int64_t r = row * num_splits + split;
-      part_o[r * D + d] = lsum > 0.0f ? o / lsum : 0.0f;
-      if (d == 0) part_lse[r] = lsum > 0.0f ? m_use + log2f(lsum) : -INFINITY;
+  };
+  auto issue = [&](int j) {
+    if (j < n_tiles) {
+      const int t0 = first + j * kWarps * kMmaTok + my_row;
+      uint4* dst = ring + (j % kMmaStages) * L::TILE;
+#pragma unroll
+      for (int r = 0; r < L::ROWS; ++r) {
+        const int row = my_row + r * L::STEP;
+        const int at = row * CH + (my_chunk ^ (row & 7));
+        const int64_t pg = static_cast<uint32_t>(page[r]), sl = static_cast<uint32_t>(slot[r]);
+        cp_async16(dst + at, k_head + pg * k_stride_page + sl * k_stride_slot, t0 + r * L::STEP < end);
+        cp_async16(dst + kMmaTok * CH + at, v_head + pg * v_stride_page + sl * v_stride_slot,
+                   t0 + r * L::STEP < end);
+      }
+    }
+    cp_async_commit();
+  };
+#pragma unroll
+  for (int j = 0; j < kMmaStages - 1; ++j) {
+    lookup(j);
+    issue(j);
+  }
+  lookup(kMmaStages - 1);
+
+  // 2. Q as the mma's A operand: row g = query head head0 + g (zero past the block's heads),
+  //    k = dims. Rows 8-15 are padding: their registers (a[1], a[3]) are zero.
+  uint32_t qa[D / 16][2];
+  {
+    const T* qp = q + b * q_stride_b + int64_t(head0 + g) * q_stride_h + 2 * quad;
+    const T zero = from_float<T>(0.0f);
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      const bool ok = g < heads_here;
+      qa[kk][0] = ok ? pack2_raw<T>(qp[16 * kk], qp[16 * kk + 1]) : pack2_raw<T>(zero, zero);
+      qa[kk][1] = ok ? pack2_raw<T>(qp[16 * kk + 8], qp[16 * kk + 9]) : pack2_raw<T>(zero, zero);
     }
   }
+  // Online softmax of row g: m (agreed by the row's 4 lanes), l (this lane's share), and the
+  // accumulators o[n] of dims 8n + 2 quad + {0, 1} (o[n][2..3]: padding rows, always 0).
+  float m = -INFINITY, l = 0.0f, o[D / 8][4];
+#pragma unroll
+  for (int n = 0; n < D / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+
+  for (int j = 0; j < n_tiles; ++j) {
+    __syncwarp();  // every lane is done reading the slot tile j - 1 used
+    issue(j + kMmaStages - 1);
+    lookup(j + kMmaStages);
+    cp_async_wait<kMmaStages - 1>();
+    __syncwarp();  // tile j's chunks, copied by all 32 lanes, visible to the warp
+    const uint4* kt = ring + (j % kMmaStages) * L::TILE;
+    const uint4* vt = kt + kMmaTok * CH;
+    const int t0 = first + j * kWarps * kMmaTok;
+
+    // 3. Scores: n-tile h = tokens 8h..8h+7. ldmatrix.x4 at row 8h + lane % 8, chunk 2kk + lane / 8
+    //    gives the B operands of k-steps kk and kk + 1.
+    float sc[2][4];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      sc[h][0] = sc[h][1] = sc[h][2] = sc[h][3] = 0.0f;
+      const int row = 8 * h + (lane & 7);
+#pragma unroll
+      for (int kk = 0; kk < D / 16; kk += 2) {
+        uint32_t kb[4];
+        ldmatrix_x4(kb, kt + row * CH + ((2 * kk + lane / 8) ^ (row & 7)));
+        const uint32_t a0[4] = {qa[kk][0], 0u, qa[kk][1], 0u};
+        const uint32_t a1[4] = {qa[kk + 1][0], 0u, qa[kk + 1][1], 0u};
+        mma_16816<T>(sc[h], a0, kb[0], kb[1]);
+        mma_16816<T>(sc[h], a1, kb[2], kb[3]);
+      }
+    }
+    // 4. Online softmax over the tile: lane holds tokens 8h + 2 quad + {0, 1} of row g.
+    float s[4];
+    float mx = -INFINITY;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int tok = t0 + 8 * (i / 2) + 2 * quad + (i % 2);
+      s[i] = tok < end ? sc[i / 2][i % 2] * qk_scale : -INFINITY;  // garbage past the end: weight 0
+      mx = fmaxf(mx, s[i]);
+    }
+    mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, 2));
+    const Rescale f = merge_factors(m, mx);
+    const float m_use = f.m == -INFINITY ? 0.0f : f.m;
+    m = f.m;
+    float p[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) p[i] = exp2f(s[i] - m_use);
+    l = l * f.a + (p[0] + p[1]) + (p[2] + p[3]);
+#pragma unroll
+    for (int n = 0; n < D / 8; ++n) {
+      o[n][0] *= f.a;
+      o[n][1] *= f.a;
+    }
+    // 5. p.V: P in registers as the A operand (k = the tile's 16 tokens); V's B operands by
+    //    ldmatrix.trans at row (token) lane % 8 + 8 x (lane / 8 % 2), chunk n + lane / 16.
+    const uint32_t pa[4] = {pack2<T>(p[0], p[1]), 0u, pack2<T>(p[2], p[3]), 0u};
+    const int vrow = (lane & 7) + 8 * ((lane >> 3) & 1);
+#pragma unroll
+    for (int n = 0; n < D / 8; n += 2) {
+      uint32_t vb[4];
+      ldmatrix_x4_trans(vb, vt + vrow * CH + ((n + lane / 16) ^ (vrow & 7)));
+      mma_16816<T>(o[n], pa, vb[0], vb[1]);
+      mma_16816<T>(o[n + 1], pa, vb[2], vb[3]);
+    }
+  }
+
+  // 6. The row's l over its 4 lanes; the warps merged through shared memory as above.
+  l += __shfl_xor_sync(kFull, l, 1);
+  l += __shfl_xor_sync(kFull, l, 2);
+  cp_async_wait<0>();
+  __syncthreads();
+  float* sm_acc = reinterpret_cast<float*>(smem);  // [kWarps][G][D]
+  float* sm_m = sm_acc + kWarps * G * D;           // [kWarps][G]
+  float* sm_l = sm_m + kWarps * G;                 // [kWarps][G]
+  if (g < G) {
+#pragma unroll
+    for (int n = 0; n < D / 8; ++n) {
+      sm_acc[(warp * G + g) * D + 8 * n + 2 * quad] = o[n][0];
+      sm_acc[(warp * G + g) * D + 8 * n + 2 * quad + 1] = o[n][1];
+    }
+    if (quad == 0) {
+      sm_m[warp * G + g] = m;
+      sm_l[warp * G + g] = l;
+    }
+  }
+  __syncthreads();
+  merge_warps_and_store<T, D, G>(sm_acc, sm_m, sm_l, heads_here, b * q_heads + head0, split, num_splits, out, part_o,
+                                 part_lse);
 }
 
 // out = sum_s 2^(lse_s - M) o_s / sum_s 2^(lse_s - M), M the largest lse: one block of kThreads
@@ -472,21 +761,33 @@ __global__ void __launch_bounds__(kThreads) _paged_decode_merge_kernel(
   }
 }
 
+// Which split kernel: the tensor-core one for 16-bit K/V from 4 query heads a block, and at D = 64;
+// solutions/paged_decode.py's _cuda_plan mirrors this. H200, same run, bf16, 64 x 4096 tokens
+// (benchmarks/h200_session8/pd_variants.txt): 256.3 against 368.1 us at 64/8 heads (G = 8), 136.6
+// against 152.1 at D = 64, 256.1 against 265.9 at 32/8 heads (G = 4); at 32/32 heads (G = 1) the
+// CUDA-core kernel stays ahead, 955.4 against 965.3, a block's single row wasting 15/16 of each mma.
+template <typename T, int D, int G>
+constexpr bool kUseMma = sizeof(T) == 2 && (G >= 4 || D == 64);
+
 template <typename T, int D, int G>
 void launch_split(const Args& a) {
-  using L = Tile<T, D, G>;
   const int group = static_cast<int>(a.q_heads / a.kv_heads);
   const int chunks = (group + G - 1) / G;
-  // 64 KB of ring and up to 2 KB of weights: above the 48 KB a launch may take without opting in.
-  auto* kernel = &_paged_decode_split_kernel<T, D, G>;
-  KL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(L::SMEM)));
   const dim3 grid(a.num_splits, static_cast<unsigned>(a.kv_heads * chunks), static_cast<unsigned>(a.batch));
-  kernel<<<grid, kThreads, L::SMEM, a.stream>>>(
-      static_cast<const T*>(a.q), static_cast<const T*>(a.k), static_cast<const T*>(a.v), a.block_table,
-      a.seq_lens, static_cast<T*>(a.out), a.part_o, a.part_lse, static_cast<int>(a.q_heads), group,
-      static_cast<int>(a.page_size), a.q_sb, a.q_sh, a.k_sp, a.k_ss, a.k_sh, a.v_sp, a.v_ss, a.v_sh,
-      a.bt_stride, a.qk_scale, a.num_splits);
+  // The rings take 48-96 KB: above the 48 KB a launch may take without opting in.
+  auto run = [&](auto kernel, size_t smem) {
+    KL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    kernel<<<grid, kThreads, smem, a.stream>>>(
+        static_cast<const T*>(a.q), static_cast<const T*>(a.k), static_cast<const T*>(a.v), a.block_table,
+        a.seq_lens, static_cast<T*>(a.out), a.part_o, a.part_lse, static_cast<int>(a.q_heads), group,
+        static_cast<int>(a.page_size), a.q_sb, a.q_sh, a.k_sp, a.k_ss, a.k_sh, a.v_sp, a.v_ss, a.v_sh,
+        a.bt_stride, a.qk_scale, a.num_splits);
+  };
+  if constexpr (kUseMma<T, D, G>) {
+    run(&_paged_decode_mma_kernel<T, D, G>, MmaTile<T, D>::SMEM);
+  } else {
+    run(&_paged_decode_split_kernel<T, D, G>, Tile<T, D, G>::SMEM);
+  }
   KL_CUDA_CHECK(cudaGetLastError());
   if (a.num_splits > 1) {
     _paged_decode_merge_kernel<T, D><<<static_cast<unsigned>(a.batch * a.q_heads), kThreads, 0, a.stream>>>(

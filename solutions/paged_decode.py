@@ -370,15 +370,19 @@ def _cuda_ops():
 
 def _cuda_plan(q_heads: int, kv_heads: int, head_dim: int, itemsize: int) -> tuple[int, int, int]:
     """The CUDA kernel's grid per (sequence, split) and its occupancy: (blocks per sequence and
-    split, tokens per tile, blocks resident per SM). A block takes G = 1, 2, 4 or 8 query heads of
-    one kv head (larger groups take several blocks); a tile is 16 KB of K and V."""
+    split, tokens per round of a block, blocks resident per SM). A block takes G = 1, 2, 4 or 8
+    query heads of one kv head (larger groups take several blocks). In 16 bits with G >= 4 or
+    D = 64 the tensor-core kernel runs (csrc/paged_decode.cu, kUseMma): 4 warps of 16-token tiles."""
     group = q_heads // kv_heads
     g = 1 if group <= 1 else 2 if group <= 2 else 4 if group <= 4 else 8
+    blocks = kv_heads * triton.cdiv(group, g)
+    if itemsize == 2 and (g >= 4 or head_dim == 64):
+        # ptxas, sm_90a: 167 registers at D = 128, 120 at D = 64; rings of 96 and 48 KB.
+        return blocks, 64, 2 if head_dim == 128 else 4
     tile = 16384 // (2 * head_dim * itemsize)  # 32 tokens at D = 128 bf16
-    # ptxas, sm_90a: 64 KB of ring a block, so 3 fit in 228 KB; at 16 bits G = 8 takes 208
-    # registers a thread (2 blocks of 128 threads in 64K), the others at most 146.
-    per_sm = 2 if g == 8 and itemsize == 2 else 3
-    return kv_heads * triton.cdiv(group, g), tile, per_sm
+    # ptxas, sm_90a: 64 KB of ring a block, so 3 fit in 228 KB; the CUDA-core kernel takes at most
+    # 146 registers a thread where it runs.
+    return blocks, tile, 3
 
 
 def _cuda_launch(q, k_cache, v_cache, block_table, seq_lens, scale, *, num_splits=None):

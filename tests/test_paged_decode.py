@@ -147,10 +147,13 @@ def test_split_heuristic_on_an_h200():
 
 def test_cuda_plan():
     plan = _sol()._cuda_plan
-    assert plan(32, 8, 128, 2) == (8, 32, 3)
-    assert plan(64, 8, 128, 2) == (8, 32, 2)   # G = 8 in 16 bits: 208 registers, 2 blocks per SM
-    assert plan(32, 2, 128, 2) == (4, 32, 2)   # a group of 16: two blocks per kv head
-    assert plan(32, 8, 64, 4) == (8, 32, 3)    # fp32: 16 KB tiles of 32 tokens at D = 64
+    assert plan(32, 8, 128, 2) == (8, 64, 2)   # G = 4 in 16 bits: tensor cores, 96 KB of rings
+    assert plan(32, 32, 128, 2) == (32, 32, 3)  # G = 1: CUDA cores, 16 KB tiles, 3 blocks per SM
+    assert plan(64, 8, 128, 2) == (8, 64, 2)   # G = 8 in 16 bits: tensor cores, 96 KB of rings
+    assert plan(32, 2, 128, 2) == (4, 64, 2)   # a group of 16: two blocks of 8 per kv head
+    assert plan(32, 8, 64, 2) == (8, 64, 4)    # D = 64 in 16 bits: tensor cores, 48 KB of rings
+    assert plan(32, 8, 64, 4) == (8, 32, 3)    # fp32: CUDA cores, 16 KB tiles of 32 tokens at D = 64
+    assert plan(64, 8, 128, 4) == (8, 16, 3)   # fp32 at G = 8: CUDA cores
 
 
 def test_empty_batch():
