@@ -127,6 +127,33 @@ __device__ __forceinline__ Rescale merge_factors(float m_a, float m_b) {
   return {m, exp2f(m_a - m_use), exp2f(m_b - m_use)};
 }
 
+// What one block of either split kernel works on, decoded from the grid launch_split builds,
+// (split, kv head x chunk of its query heads, sequence): query heads [head0, head0 + heads_here)
+// of kv head kvh, and the split's tokens [start, end), whole runs of `tokens` (only the sequence's
+// last run is partial).
+struct BlockWork {
+  int split, kvh, head0, heads_here;
+  int64_t b;
+  int start, end;
+};
+
+template <int G>
+__device__ __forceinline__ BlockWork block_work(int group, const int32_t* __restrict__ seq_lens, int num_splits,
+                                                int tokens) {
+  BlockWork w;
+  w.split = blockIdx.x;
+  const int chunks = (group + G - 1) / G;  // blocks per kv head when the group exceeds G
+  w.kvh = blockIdx.y / chunks;
+  w.head0 = w.kvh * group + (blockIdx.y % chunks) * G;
+  w.heads_here = min(G, w.kvh * group + group - w.head0);
+  w.b = blockIdx.z;
+  const int seq_len = seq_lens[w.b];
+  const int per_split = kl_cdiv(kl_cdiv(seq_len, tokens), num_splits) * tokens;
+  w.start = w.split * per_split;
+  w.end = min(w.start + per_split, seq_len);
+  return w;
+}
+
 // The end of both split kernels: the 4 warps' states in shared memory (acc [kWarps][G][D], m and l
 // [kWarps][G]) merged by their maxima, normalized, and stored: the answer when there is one split,
 // else this split's partial result and its base-2 log-sum-exp. row0 = the first head's row of out.
@@ -162,8 +189,8 @@ __device__ __forceinline__ void merge_warps_and_store(const float* sm_acc, const
 }
 
 // (kThreads, 2): up to 255 registers a thread. G = 8 takes ~200 (2 blocks per SM; in 16 bits the
-// tensor-core kernel runs there instead), the others fit 3, as many as the ring's 66 KB allows. Without the hint ptxas held a few
-// instantiations to 80 or 128 registers and spilled a few bytes.
+// tensor-core kernel runs there instead), the others fit 3, as many as the ring's 66 KB allows.
+// Without the hint ptxas held a few instantiations to 80 or 128 registers and spilled a few bytes.
 template <typename T, int D, int G>
 __global__ void __launch_bounds__(kThreads, 2) _paged_decode_split_kernel(
     const T* __restrict__ q,                 // [B, Hq, D], rows at q_stride_b, q_stride_h
@@ -191,12 +218,9 @@ __global__ void __launch_bounds__(kThreads, 2) _paged_decode_split_kernel(
   extern __shared__ __align__(128) uint4 smem[];
   float* p_buf = reinterpret_cast<float*>(smem + L::RING);
 
-  const int split = blockIdx.x;
-  const int chunks = (group + G - 1) / G;    // blocks per kv head when the group exceeds G
-  const int kvh = blockIdx.y / chunks;
-  const int head0 = kvh * group + (blockIdx.y % chunks) * G;
-  const int heads_here = min(G, kvh * group + group - head0);
-  const int64_t b = blockIdx.z;
+  const BlockWork w = block_work<G>(group, seq_lens, num_splits, L::TOKENS);
+  const int split = w.split, kvh = w.kvh, head0 = w.head0, heads_here = w.heads_here, start = w.start, end = w.end;
+  const int64_t b = w.b;
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   const int sub = lane / LANES;              // the lane's row group in the warp
@@ -207,11 +231,7 @@ __global__ void __launch_bounds__(kThreads, 2) _paged_decode_split_kernel(
   const int x = part % E;
   const int xr = x / G, xg = x % G;
 
-  // This split's tokens: whole tiles, so only the sequence's last one is partial.
-  const int seq_len = seq_lens[b];
-  const int per_split = kl_cdiv(kl_cdiv(seq_len, L::TOKENS), num_splits) * L::TOKENS;
-  const int start = split * per_split;
-  const int end = min(start + per_split, seq_len);
+  // This split's tokens, whole tiles (block_work).
   const int n_tiles = start < end ? kl_cdiv(end - start, L::TOKENS) : 0;
   const int row0 = start + kTileRows * rows;  // token of this lane's row 0 in tile 0
 
@@ -508,21 +528,14 @@ __global__ void __launch_bounds__(kThreads, 2) _paged_decode_mma_kernel(
   static_assert(G <= 8, "the heads are rows 0-7 of the mma tile");
   extern __shared__ __align__(128) uint4 smem[];
 
-  const int split = blockIdx.x;
-  const int chunks = (group + G - 1) / G;
-  const int kvh = blockIdx.y / chunks;
-  const int head0 = kvh * group + (blockIdx.y % chunks) * G;
-  const int heads_here = min(G, kvh * group + group - head0);
-  const int64_t b = blockIdx.z;
+  const BlockWork w = block_work<G>(group, seq_lens, num_splits, L::TOKENS);
+  const int split = w.split, kvh = w.kvh, head0 = w.head0, heads_here = w.heads_here, start = w.start, end = w.end;
+  const int64_t b = w.b;
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   const int g = lane / 4;     // the mma row (query head) of this lane's scores and outputs
   const int quad = lane % 4;  // its column pair
 
-  const int seq_len = seq_lens[b];
-  const int per_split = kl_cdiv(kl_cdiv(seq_len, L::TOKENS), num_splits) * L::TOKENS;
-  const int start = split * per_split;
-  const int end = min(start + per_split, seq_len);
   // This warp's tiles: every kWarps-th 16-token tile of the split, from tile `warp`.
   const int first = start + warp * kMmaTok;
   const int n_tiles = first < end ? kl_cdiv(end - first, kWarps * kMmaTok) : 0;
