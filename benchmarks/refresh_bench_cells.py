@@ -31,10 +31,7 @@ SCOREBOARD = ("lessons.run_bench", "lessons.load_json")
 
 
 def _committed_bench(kernel: str, rungs=None) -> dict:
-    result = json.loads((BENCH / f"{kernel}_bench.json").read_text())
-    print(f"{kernel}: the sweep of `{result.get('command')}` on this GPU model ({result.get('device')}, "
-          f"{result.get('date')}), not timed again in this run")
-    return result
+    return lessons.show_reused_bench(kernel, json.loads((BENCH / f"{kernel}_bench.json").read_text()))
 
 
 def _render(obj) -> dict:

@@ -518,9 +518,7 @@ def run_bench(kernel: str = "silu_mul", rungs: Sequence[str] | None = None) -> d
     if reuse and (Path(reuse) / f"{kernel}_bench.json").is_file():
         result = json.loads((Path(reuse) / f"{kernel}_bench.json").read_text())
         if result.get("device") == torch.cuda.get_device_name(0):
-            print(f"{kernel}: the sweep of `{result.get('command')}` on this GPU model ({result.get('device')}, "
-                  f"{result.get('date')}), not timed again in this run")
-            return result
+            return show_reused_bench(kernel, result)
     from rich.console import Console
 
     from grading import bench
@@ -536,6 +534,13 @@ def run_bench(kernel: str = "silu_mul", rungs: Sequence[str] | None = None) -> d
                   timeout_s=DEFAULT_TIMEOUT_S, console=Console(file=io.StringIO()),
                   command=f"lessons.run_bench({kernel!r}) in a chapter notebook")
         return json.loads(path.read_text())
+
+
+def show_reused_bench(kernel: str, result: dict) -> dict:
+    """Say which committed sweep a scoreboard cell shows instead of timing it again; return it."""
+    print(f"{kernel}: the sweep of `{result.get('command')}` on this GPU model ({result.get('device')}, "
+          f"{result.get('date')}), not timed again in this run")
+    return result
 
 
 def load_json(path: Path | str) -> dict | None:
@@ -1016,7 +1021,8 @@ def fp8_check(q: torch.Tensor, scale: torch.Tensor, x: torch.Tensor, weight: tor
 __all__ = ["Measurement", "Noise", "no_sync_trap", "cold_vs_warm", "launch_overhead", "l2_warm_vs_flushed",
            "noise", "graph_vs_eager", "linear_cost", "roofline_examples", "launched_kernels",
            "short_kernel_name", "generated_kernels", "head", "kernel_source", "excerpt", "run_bench",
-           "load_json", "bench_markdown", "bench_points", "bench_roofs", "variants_markdown",
+           "show_reused_bench", "load_json", "bench_markdown", "bench_points", "bench_roofs",
+           "variants_markdown",
            "OpTraffic", "op_traffic", "traffic_table", "CompileSweep", "compile_sweep", "sweep_table",
            "Launch", "triton_launches", "ptx_global_accesses", "SideBySide", "time_side_by_side",
            "E4M3_MAX", "FP8_MIN_AMAX", "FP8_PROBE", "fp8_cast_mismatches", "rmsnorm_fp8_triton",
