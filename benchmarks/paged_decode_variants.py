@@ -117,14 +117,11 @@ def cuda_kernel_choice(rule: str, tensor_cores: bool):
     """The CUDA rung with kUseMma = rule, split by the plan of the kernel it picks for this shape."""
     def fn(q, k, v, bt, lens):
         b, hq, d = q.shape
-        hkv = k.shape[2]
-        group = hq // hkv
-        g = 1 if group <= 1 else 2 if group <= 2 else 4 if group <= 4 else 8
-        blocks = hkv * math.ceil(group / g)
+        blocks = sol._cuda_plan(hq, k.shape[2], d, q.element_size())[0]  # the grid is the same for both
         if tensor_cores:
             tile, per_sm = 64, 2 if d == 128 else 4
         else:  # the CUDA-core kernel's plan before the tensor-core kernel: 208 registers at G = 8
-            tile, per_sm = 16384 // (2 * d * q.element_size()), 2 if g == 8 else 3
+            tile, per_sm = 16384 // (2 * d * q.element_size()), 2 if hq // k.shape[2] > 4 else 3
         splits = sol.num_splits_for(b, blocks, _width(k, bt), sol._num_sms(q.device.index), tile, per_sm=per_sm)
         return _cuda_variant_ops(rule).paged_decode(q, k, v, bt, lens, d ** -0.5, splits)
     return fn
