@@ -79,19 +79,27 @@ def probe_cases(folder: Path) -> dict:
 
 
 def main():
+    import argparse
     import tempfile
 
     import torch
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--probe-only", action="store_true",
+                    help="only the minimal extension (seconds of g++, no CUDA build)")
+    probe_only = ap.parse_args().probe_only
     hopper = torch.cuda.is_available() and torch.cuda.get_device_capability()[0] == 9
-    CASES.update(probe_cases(Path(tempfile.mkdtemp(prefix="kl_probe_"))))
-    # Build once here, so the children load from the cache.
-    subprocess.run([sys.executable, "-c", SETUP + "silu_mul._cuda_ops()" + ("; fp8_gemm._gemm_ops()" if hopper else "")],
-                   check=True)
-    for name, call in CASES.items():
+    cases = {} if probe_only else dict(CASES)
+    cases.update(probe_cases(Path(tempfile.mkdtemp(prefix="kl_probe_"))))
+    if not probe_only:  # build once here, so the children load from the cache
+        subprocess.run([sys.executable, "-c", SETUP + "silu_mul._cuda_ops()" + ("; fp8_gemm._gemm_ops()" if hopper else "")],
+                       check=True)
+    print(f"torch {torch.__version__}")
+    for name, call in cases.items():
         if name.startswith("fp8_gemm") and not hopper:
             print(f"{name:28s} skipped: the CUTLASS op needs sm_90")
             continue
-        code = SETUP + f"""
+        setup = "import faulthandler; faulthandler.enable()\nimport torch\n" if name.startswith("probe") else SETUP
+        code = setup + f"""
 try:
     {call}
     print("returned")

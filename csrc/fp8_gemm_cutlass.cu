@@ -20,14 +20,14 @@
 //     accumulation leaves (see Accuracy).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 1, 2, 3 and 10 (= kernel 4, see below) by the shape):
+// from 1, 2, 15 and 10 (= kernels 3 and 4 promoted every 256 of K, see below) by the shape):
 //   1 swap-AB  128x16x128   cooperative  stream-K                 M <= 16
 //   2 swap-AB  128x64x128   cooperative  stream-K                 M <= 64
-//   3          128x128x128  cooperative  stream-K                 M > 64 when big tiles are few
-//   4          128x192x128  cooperative  cluster 2x1, persistent  large M x N
+//   3          128x128x128  cooperative  stream-K                 M > 64 when big tiles are few (as 15)
+//   4          128x192x128  cooperative  cluster 2x1, persistent  large M x N (as 10)
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these four. The sweep in
-// benchmarks/fp8_gemm_cutlass_check.py times more, never picked: run-time variants of kernels 1-4
-// (10-15: no extra kernel, they are in the shipped build; 16 in 8's), and kernels built only with
+// benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of kernels 1-4 (10-15: no
+// extra kernel, they are in the shipped build; 16 in 8's), and kernels built only with
 // KL_FP8_GEMM_SWEEP = 1, 2 or 3 (one library each, compiled side by side):
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
 //   6          128x256x128  cooperative  cluster 2x1, persistent, FAST ACCUMULATION: the speed
@@ -507,10 +507,12 @@ extern "C" int fp8_gemm_cutlass_pick(int64_t m, int64_t n, int64_t /*k*/) {
   const int64_t tiles = kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 192);
   const int64_t waves = kl_cdiv<int64_t>(tiles, sms);
   const double fill = static_cast<double>(tiles) / static_cast<double>(waves * sms);
-  // Config 10 (kernel 4 with one promotion per 256 of K rather than per 128: half the drains of
-  // the tensor-core pipe, see the top) is a candidate, not the pick, until it has run on a GPU:
-  // fp8_gemm_cutlass_check.py times and checks it beside 4.
-  return (tiles >= sms && fill >= 0.8) || waves >= 4 ? 4 : 3;
+  // Both promote every 256 of K rather than every 128 (10 = kernel 4, 15 = kernel 3): half the
+  // drains of the tensor-core pipe (see the top). The H200 sweep (fp8_gemm_cutlass_check.py,
+  // benchmarks/h200_session8/fp8_gemm_cutlass_check.txt) put them at 0.93x _scaled_mm (geometric
+  // mean over the six Llama shapes) where 4 and 3 reached 0.86-0.89x (M = 4096, 8192) and 0.85x
+  // (M = 512), with the same error against float64 (1.7e-3, bf16's own rounding).
+  return (tiles >= sms && fill >= 0.8) || waves >= 4 ? 10 : 15;
 }
 
 extern "C" size_t fp8_gemm_cutlass_workspace_size(int64_t m, int64_t n, int64_t k, int config) {
