@@ -446,3 +446,49 @@ def test_silu_mul_cuda_under_torch_compile():
     compiled = torch.compile(lambda g, u: ops.silu_mul(g, u) * 2, fullgraph=True)
     torch.testing.assert_close(compiled(gate, up).double(), 2 * _silu_mul_ref(gate, up),
                                atol=2e-2, rtol=2e-2)
+
+
+BINDINGS = sorted((kc.CSRC / "bindings").glob("*.cpp"))
+
+
+def test_bindings_check_through_kl_msg():
+    # A TORCH_CHECK* whose message streams a number crashed the H200 machine's torch 2.11 instead
+    # of raising (csrc/bindings/kl_binding.h); the bindings' checks go through KL_CHECK_*.
+    raw = [f"{p.name}:{i}: {ln.strip()}" for p in BINDINGS
+           for i, ln in enumerate(p.read_text().splitlines(), 1) if "TORCH_CHECK" in ln]
+    assert BINDINGS and not raw, "use KL_CHECK_VALUE / KL_CHECK_TYPE:\n" + "\n".join(raw)
+
+
+def test_kl_msg_raises_value_and_type_errors_with_formatted_messages(nvcc, tmp_path):
+    # The bindings' message builder, in a CPU extension (no GPU needed; cuda_bf16.h from the
+    # toolkit, which kl_common.cuh includes).
+    import re
+
+    from torch.utils.cpp_extension import load
+    (tmp_path / "empty.cu").touch()
+    dry = subprocess.run([str(kc.nvcc_path()), "--dryrun", "-c", "empty.cu"], cwd=tmp_path,
+                         capture_output=True, text=True).stderr  # nvcc's include folder, as it says
+    found = [Path(d) for d in re.findall(r'INCLUDES="-I([^"]+)"', dry) if (Path(d) / "cuda_bf16.h").exists()]
+    if not found:
+        pytest.skip("nvcc --dryrun named no include folder with cuda_bf16.h: the toolkit's headers are needed")
+    cuda_include = found[0]
+    src = tmp_path / "kl_msg_probe.cpp"
+    src.write_text(r'''
+#include "bindings/kl_binding.h"
+at::Tensor check(const at::Tensor& x, double eps) {
+  KL_CHECK_VALUE(x.dim() == 3, "x: expected 3-D, got shape ", x.sizes(), " strides ", x.strides(),
+                 " on ", x.device(), ", eps ", eps, ", ", int64_t(-7));
+  KL_CHECK_TYPE(x.scalar_type() == at::kFloat, "x: expected float32, got ", x.scalar_type());
+  return x;
+}
+TORCH_LIBRARY(kl_msg_probe, m) { m.def("check(Tensor x, float eps) -> Tensor"); }
+TORCH_LIBRARY_IMPL(kl_msg_probe, CompositeExplicitAutograd, m) { m.impl("check", &check); }
+''')
+    load(name="kl_msg_probe", sources=[str(src)], build_directory=str(tmp_path), is_python_module=False,
+         extra_include_paths=[str(kc.CSRC), str(cuda_include)], extra_cflags=["-DKL_NAMESPACE=kl_msg_probe"])
+    op = torch.ops.kl_msg_probe.check
+    with pytest.raises(ValueError, match=r"^x: expected 3-D, got shape \[2, 5\] strides \[5, 1\] on cpu, eps 1e-06, -7"):
+        op(torch.ones(2, 5), 1e-6)
+    with pytest.raises(TypeError, match="^x: expected float32, got Half"):
+        op(torch.ones(1, 2, 3, dtype=torch.half), 1e-6)
+    assert op(torch.ones(1, 2, 3), 1e-6).shape == (1, 2, 3)

@@ -15,8 +15,8 @@
 namespace {
 
 std::tuple<at::Tensor, at::Tensor> fp8_quantize(const at::Tensor& x, bool per_token) {
-  TORCH_CHECK_VALUE(x.is_cuda(), "x: expected a CUDA tensor, got one on ", x.device());
-  TORCH_CHECK_VALUE(x.dim() == 2, "x: expected 2 dimensions, got shape ", x.sizes());
+  KL_CHECK_VALUE(x.is_cuda(), "x: expected a CUDA tensor, got one on ", x.device());
+  KL_CHECK_VALUE(x.dim() == 2, "x: expected 2 dimensions, got shape ", x.sizes());
   const int dtype = kl::kl_dtype(x, "x");
   const int64_t rows = x.size(0), k = x.size(1);
   const int64_t x_rs = kl::row_stride(x, "x");

@@ -22,18 +22,18 @@ using kl::row_stride;
 // The checks both ops share: x on a GPU with a supported dtype, weight [N] of x's dtype and
 // device with stride 1, eps >= 0. Returns x's dtype code.
 int check_x_weight(const at::Tensor& x, const at::Tensor& weight, double eps) {
-  TORCH_CHECK_VALUE(x.is_cuda(), "x: expected a CUDA tensor, got one on ", x.device());
-  TORCH_CHECK_VALUE(weight.device() == x.device(), "weight: expected the device of x (", x.device(),
+  KL_CHECK_VALUE(x.is_cuda(), "x: expected a CUDA tensor, got one on ", x.device());
+  KL_CHECK_VALUE(weight.device() == x.device(), "weight: expected the device of x (", x.device(),
               "), got ", weight.device());
-  TORCH_CHECK_VALUE(x.dim() >= 1, "x: expected at least 1 dimension, got a 0-d tensor");
+  KL_CHECK_VALUE(x.dim() >= 1, "x: expected at least 1 dimension, got a 0-d tensor");
   const int dtype = kl_dtype(x, "x");
-  TORCH_CHECK_TYPE(weight.scalar_type() == x.scalar_type(), "weight: expected the dtype of x (",
+  KL_CHECK_TYPE(weight.scalar_type() == x.scalar_type(), "weight: expected the dtype of x (",
               x.scalar_type(), "), got ", weight.scalar_type());
-  TORCH_CHECK_VALUE(weight.dim() == 1 && weight.size(0) == x.size(-1), "weight: expected shape (",
+  KL_CHECK_VALUE(weight.dim() == 1 && weight.size(0) == x.size(-1), "weight: expected shape (",
               x.size(-1), ",), the last dimension of x ", x.sizes(), "; got ", weight.sizes());
-  TORCH_CHECK_VALUE(weight.size(0) <= 1 || weight.stride(0) == 1,
+  KL_CHECK_VALUE(weight.size(0) <= 1 || weight.stride(0) == 1,
               "weight: expected a contiguous tensor, got stride ", weight.stride(0));
-  TORCH_CHECK_VALUE(eps >= 0, "eps: expected a number >= 0, got ", eps);
+  KL_CHECK_VALUE(eps >= 0, "eps: expected a number >= 0, got ", eps);
   return dtype;
 }
 
@@ -53,11 +53,11 @@ at::Tensor rmsnorm(const at::Tensor& x, const at::Tensor& weight, double eps) {
 std::tuple<at::Tensor, at::Tensor> fused_add_rmsnorm(const at::Tensor& x, const at::Tensor& residual,
                                                      const at::Tensor& weight, double eps) {
   const int dtype = check_x_weight(x, weight, eps);
-  TORCH_CHECK_VALUE(residual.device() == x.device(), "residual: expected the device of x (",
+  KL_CHECK_VALUE(residual.device() == x.device(), "residual: expected the device of x (",
               x.device(), "), got ", residual.device());
-  TORCH_CHECK_VALUE(residual.sizes() == x.sizes(), "residual: expected the shape of x ", x.sizes(),
+  KL_CHECK_VALUE(residual.sizes() == x.sizes(), "residual: expected the shape of x ", x.sizes(),
               ", got ", residual.sizes());
-  TORCH_CHECK_TYPE(residual.scalar_type() == x.scalar_type(), "residual: expected the dtype of x (",
+  KL_CHECK_TYPE(residual.scalar_type() == x.scalar_type(), "residual: expected the dtype of x (",
               x.scalar_type(), "), got ", residual.scalar_type());
   const int64_t x_rs = row_stride(x, "x");
   const int64_t residual_rs = row_stride(residual, "residual");
