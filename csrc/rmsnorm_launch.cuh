@@ -30,6 +30,9 @@ constexpr int64_t kMaxGrid = 2147483647;
 // Up to this many rows (decode, small batches: about a block per SM or fewer), long rows get at
 // most 2 packs per thread, twice the threads: twice the warps issuing a row's loads, and room
 // for the reference kernel to load the weight with the row rather than after the reduction.
+// Not more: with 4096 (H200, same run as a copy of the same bytes) rmsnorm at 4096 x 8192 fell
+// from 0.98x that copy to 0.73x, at 4096 x 4096 from 0.90x to 0.85x, whether the weight was held
+// across the reduction or read after it (benchmarks/h200_session9/call5, call6).
 constexpr int64_t kFewRows = 1024;
 
 // Packs (VEC-element accesses) a thread keeps in registers, at most: 4 x 16 B = 64 B of x per
