@@ -613,8 +613,10 @@ def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
     (`python benchmarks/fp8_gemm_variants.py --small --quick`, benchmarks/h200_session5/
     fp8_small.txt): 1.08-2.03x v4 at 21 of the 24 per-tensor goal shapes, and 1.00-1.06x
     torch._scaled_mm at M <= 64 with N x K = 14336 x 4096, 8192 x 8192 and 8192 x 28672; slower
-    than v4 at N = 28672, M <= 64 (0.71-0.86x: v4 runs there, see pick_config); behind _scaled_mm
-    at N = K = 4096 (0.76-0.84x), at 4096 x 14336 (0.89-0.90x) and at every M = 128 (0.55-0.74x).
+    than v4 at N = 28672, M <= 64 with the 64-deep K it then planned there (0.71-0.86x); behind
+    _scaled_mm at N = K = 4096 (0.76-0.84x), at 4096 x 14336 (0.89-0.90x) and at every M = 128
+    (0.55-0.74x). The ninth session's sweep (h200_session9/call3) changed the BLOCK_K rule and
+    pick_config's corrections; see there.
     The plan:
     - the tokens' tile is M rounded up to a power of two, 16 to 128: a is read once per N tile;
     - BLOCK_N is the widest of 128, 64 (and 32 at M <= 32: mma.sync, below wgmma's 64 rows) whose
@@ -623,43 +625,62 @@ def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
       M = 128, BLOCK_N = 64) and keep more bytes in flight per program;
     - K is split only where even the narrowest tile leaves SMs idle (_stream_split);
     - stages: as many as the SM's shared memory gives each resident program, up to 8, with
-      BLOCK_K = 256, 128 or 64, whichever keeps the most of b in flight. Every goal shape keeps
-      >= 48 KB of b in flight per SM (Little's law above asks ~32 KB).
+      BLOCK_K = 256, 128 or 64, whichever keeps the most of b in flight, but 64 only where 128
+      cannot have 3 stages (measured, see below). Every goal shape keeps >= 32 KB of b in flight
+      per SM (Little's law above asks ~32 KB).
     Per shape on 132 SMs (tokens × BLOCK_N × BLOCK_K, warps, stages, programs; b in flight per
     SM; N = 4096 and 8192 the same at either K):
       M <= 16: N = 4096: 16×32×256 w4 s8, 128; 56 KB | 8192: 16×64×256 w4 s8, 128; 112 KB |
-               14336: 16×64×128 w4 s8, 224; 112 KB | 28672: 16×128×64 w4 s8, 224; 112 KB
+               14336: 16×64×128 w4 s8, 224; 112 KB | 28672: 16×128×128 w4 s4, 224; 96 KB
       M = 64:  N = 4096: 64×64×256 w4 s5, 64 × split 2; 64 KB | 8192: 64×64×256 w4 s5, 128; 64 KB |
-               14336: 64×64×128 w4 s5, 224; 64 KB | 28672: 64×128×64 w4 s7, 224; 96 KB
+               14336: 64×64×128 w4 s5, 224; 64 KB | 28672: 64×128×128 w4 s3, 224; 64 KB
       M = 128: N = 4096: 128×64×128 w4 s7, 64 × split 2; 48 KB | 8192: 128×64×128 w4 s7, 128; 48 KB |
-               14336: 128×64×64 w4 s7, 224; 48 KB | 28672: 128×128×64 w8 s5, 224; 64 KB
+               14336: 128×64×128 w4 s3, 224; 32 KB | 28672: 128×128×64 w8 s5, 224; 64 KB
+    pick_config then applies what the sweep measured against this plan.
     """
     bm = min(SMALL_M, max(16, triton.next_power_of_2(m)))
     widths = (128, 64, 32) if bm <= 32 else (128, 64)
     m_tiles = triton.cdiv(m, bm)
     bn = next((w for w in widths if triton.cdiv(n, w) * m_tiles >= 0.9 * sms), widths[-1])
     tiles = triton.cdiv(n, bn) * m_tiles
-    best = None  # (bytes of b in flight per SM, BLOCK_K, stages, split)
+    plans = []  # (bytes of b in flight per SM, BLOCK_K, stages, split)
     for bk in (256, 128, 64):
         split = _stream_split(tiles, k, bk, sms)
         resident = triton.cdiv(tiles * split, sms)
         stages = min(_MOST_STAGES, _SMEM_PER_SM // resident // ((bn + bm) * bk) - 1)
-        in_flight = resident * (stages - 1) * bn * bk
-        if best is None or in_flight > best[0]:
-            best = (in_flight, bk, max(2, stages), split)
-    _, bk, stages, split = best
+        plans.append((resident * (stages - 1) * bn * bk, bk, max(2, stages), split))
+    # A 64-deep K tile reads each weight row in 64-byte pieces, half a 128-byte line per load: the
+    # H200 sweep (benchmarks/h200_session9/call3/fp8_gemm_variants_small.txt, same run as
+    # torch._scaled_mm) found BLOCK_K = 128 with 3-4 stages ahead of 64 with 7-8, more bytes in
+    # flight notwithstanding: 128 x 14336 x 4096 25.0 against 33.0 µs, 1 x 28672 x 8192 58.5
+    # against 82.5 (and v4's 73.2). So 64 only where 128 cannot have 3 stages.
+    deep = [p for p in plans if p[1] >= 128 and p[2] >= 3]
+    _, bk, stages, split = max(deep or plans)
     return GemmConfig(5, bm, bn, bk, num_warps=8 if bn * bm >= 128 * 128 else 4, num_stages=stages, split_k=split)
 
 
 def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
     if m <= SMALL_M:
         cfg = _streaming_config(m, n, k, sms or _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
-        # Measured (H200, benchmarks/h200_session5/fp8_small.txt): where v5's shared memory leaves
-        # room only for BLOCK_K = 64 (N = 28672), every v5 configuration tried ran 95-116 µs at
-        # M = 1, 16, 64 and v4's split-K kernel 73-83 (torch._scaled_mm 71-73). At M = 128 v5 was
-        # the faster of the two (113 against 122 µs).
+        # Measured (H200, benchmarks/h200_session5/fp8_small.txt): with BLOCK_K = 64 (the plan's
+        # choice at N = 28672 then) every v5 configuration tried ran 95-116 µs at M = 1, 16, 64
+        # and v4's split-K kernel 73-83 (torch._scaled_mm 71-73); at M = 128 v5 was the faster
+        # (113 against 122 µs). The plan now takes 128-deep K there (58.5 µs at M = 1, 63.7 at
+        # M = 64: session 9), so v4 runs only where a GPU's shared memory forces 64.
         if cfg.block_k < 128 and m <= 64:
             return _v4_config(m)
+        # Measured corrections to the plan, each a candidate of the sweep around it that ran
+        # faster in the same run (H200, benchmarks/h200_session9/call3/fp8_gemm_variants_small.txt):
+        # - the 32-wide tile (N = 4096, M <= 16) lost to the 64-wide one with two stages fewer and
+        #   no K split, half the SMs idle notwithstanding: 7.4 against 8.8 µs at K = 4096, 18.2
+        #   against 22.4 at K = 14336 (torch._scaled_mm 7.1 and 19.5);
+        # - with 128-token tiles and 7 stages of 128-deep K, TMA descriptors: 25.8 against 32.2 µs
+        #   at 8192 x 8192, 77.1 against 95.1 at 8192 x 28672, 32.1 against 34.6 at 4096 x 14336,
+        #   14.9 against 14.7 at 4096 x 4096.
+        if cfg.block_n == 32:
+            cfg = dataclasses.replace(cfg, block_n=64, num_stages=max(2, cfg.num_stages - 2), split_k=1)
+        if cfg.block_m == 128 and cfg.block_k == 128 and cfg.num_stages >= 5:
+            cfg = dataclasses.replace(cfg, tma=True)
         return cfg
     return GemmConfig(3, 128, 128, 128, num_warps=8, num_stages=4, group_m=8)
 

@@ -172,17 +172,39 @@ def test_small_m_pick_on_132_sms_is_one_wave(m):
 
 
 @pytest.mark.parametrize("m", [1, 16, 64, 128])
-def test_small_m_pick_falls_back_to_v4_only_where_v5_measured_slower(m):
-    # On the H200, v5 with BLOCK_K = 64 (the only width its shared memory allows at N = 28672) ran
-    # behind v4 at M <= 64 and ahead of it at M = 128; everywhere else v5 was the faster.
+def test_small_m_pick_is_the_plan_with_the_measured_corrections(m):
+    # pick_config = the v5 plan, v4 where the plan is left with 64-deep K at M <= 64, the 32-wide
+    # tile widened and TMA at 128-token tiles with 7 stages of 128-deep K (each measured on the
+    # H200 in the sweep around the plan).
+    import dataclasses
+
     from grading.specs.fp8_gemm import LLAMA_NK
     from solutions.fp8_gemm import _streaming_config, _v4_config, pick_config
     for n, k in LLAMA_NK:
-        v5 = _streaming_config(m, n, k, sms=132)
-        want = _v4_config(m) if v5.block_k < 128 and m <= 64 else v5
+        want = _streaming_config(m, n, k, sms=132)
+        if want.block_k < 128 and m <= 64:
+            want = _v4_config(m)
+        elif want.block_n == 32:
+            want = dataclasses.replace(want, block_n=64, num_stages=want.num_stages - 2, split_k=1)
+        elif want.block_m == 128 and want.block_k == 128 and want.num_stages >= 5:
+            want = dataclasses.replace(want, tma=True)
         assert pick_config(m, n, k, sms=132) == want, (n, k)
-    assert pick_config(16, 28672, 8192, sms=132).variant == 4
-    assert pick_config(16, 8192, 8192, sms=132).variant == 5
+
+
+def test_small_m_pick_at_the_shapes_the_sweep_decided():
+    from solutions.fp8_gemm import _streaming_config, pick_config
+    # 64-deep K only where 128 cannot have 3 stages: N = 28672 at 128 tokens, not at 1-64.
+    assert _streaming_config(128, 14336, 4096, sms=132).block_k == 128
+    assert _streaming_config(128, 28672, 8192, sms=132).block_k == 64
+    assert all(pick_config(m, 28672, 8192, sms=132).variant == 5 for m in (1, 16, 64, 128))
+    assert pick_config(16, 28672, 8192, sms=132).block_k == 128
+    # N = 4096 at M <= 16: the 64-wide tile, one K slice.
+    cfg = pick_config(1, 4096, 4096, sms=132)
+    assert (cfg.block_n, cfg.split_k) == (64, 1)
+    # TMA at 128 tokens where the sweep timed it faster, not at N = 14336 or 28672.
+    assert pick_config(128, 8192, 8192, sms=132).tma and pick_config(128, 8192, 28672, sms=132).tma
+    assert not pick_config(128, 14336, 4096, sms=132).tma and not pick_config(128, 28672, 8192, sms=132).tma
+    assert not pick_config(64, 8192, 8192, sms=132).tma
 
 
 def test_rung_retries_a_pick_that_does_not_fit(monkeypatch):
