@@ -1,4 +1,4 @@
-"""Re-render a chapter's scoreboard cells from the committed bench files, as a GPU run shows them.
+"""Re-render a chapter's scoreboard and source-excerpt cells from the committed files, as a GPU run shows them.
 
     python benchmarks/refresh_bench_cells.py NOTEBOOK CELL [CELL ...]
 
@@ -7,11 +7,14 @@ On a GPU with KL_BENCH_FROM=benchmarks, `lessons.run_bench` shows the committed
 take longer than the rest of its notebook). A bench re-run on its own (`python -m grading bench`)
 changes those files but not the notebook's saved outputs; this runs the given code cells' source
 with that same path, on any machine, and saves what they display: the cells' text and tables come
-from the committed JSON only. Only scoreboard cells (run_bench / load_json) are accepted.
+from the committed JSON only. Source-excerpt cells (print(lessons.excerpt(...)) of a repository
+file, nothing else) print the same on any machine, so an edit to an excerpted file is re-rendered
+here too. Only those two kinds of cell are accepted.
 """
 import argparse
 import base64
 import io
+import ast
 import json
 import sys
 from pathlib import Path
@@ -28,6 +31,27 @@ REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO / "benchmarks"
 # A scoreboard cell shows a bench result, live (run_bench) or committed (load_json).
 SCOREBOARD = ("lessons.run_bench", "lessons.load_json")
+
+
+def _is_excerpt_statement(node: ast.stmt) -> bool:
+    """`name = ROOT / ...`, `print()` or `print(lessons.excerpt(...))`: what an excerpt cell holds."""
+    if isinstance(node, ast.Assign):
+        return isinstance(node.value, ast.BinOp) and "ROOT" in ast.unparse(node.value)
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+            and ast.unparse(node.value.func) == "print"):
+        return False
+    args = node.value.args
+    return not args or (len(args) == 1 and isinstance(args[0], ast.Call)
+                        and ast.unparse(args[0].func) == "lessons.excerpt")
+
+
+def _kind(source: str) -> str | None:
+    if any(a in source for a in SCOREBOARD):
+        return "scoreboard"
+    body = ast.parse(source).body
+    if "lessons.excerpt" in source and all(_is_excerpt_statement(n) for n in body):
+        return "excerpt"
+    return None
 
 
 def _committed_bench(kernel: str, rungs=None) -> dict:
@@ -93,8 +117,9 @@ def main():
     for i in args.cells:
         cell = nb["cells"][i]
         source = "".join(cell["source"])
-        if cell["cell_type"] != "code" or not any(a in source for a in SCOREBOARD):
-            sys.exit(f"cell {i} is not a scoreboard cell (run_bench / load_json): not re-rendered")
+        if cell["cell_type"] != "code" or _kind(source) is None:
+            sys.exit(f"cell {i} is neither a scoreboard cell (run_bench / load_json) nor a source excerpt: "
+                     "not re-rendered")
         cell["outputs"] = run_cell(source, namespace)
         print(f"cell {i}: {len(cell['outputs'])} outputs")
     path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
