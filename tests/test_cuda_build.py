@@ -452,7 +452,7 @@ BINDINGS = sorted((kc.CSRC / "bindings").glob("*.cpp"))
 
 
 def test_bindings_check_through_kl_msg():
-    # A TORCH_CHECK* whose message streams a number crashed the H200 machine's torch 2.11 instead
+    # A TORCH_CHECK* whose message streams a number crashed torch 2.11.0+cu130 (on an H200) instead
     # of raising (csrc/bindings/kl_binding.h); the bindings' checks go through KL_CHECK_*.
     raw = [f"{p.name}:{i}: {ln.strip()}" for p in BINDINGS
            for i, ln in enumerate(p.read_text().splitlines(), 1) if "TORCH_CHECK" in ln]

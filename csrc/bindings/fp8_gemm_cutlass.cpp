@@ -24,19 +24,19 @@ namespace {
 // 16-byte aligned (the bulk copy engine reads it). Returns its row stride in elements.
 int64_t check_operand(const at::Tensor& t, const char* name, const char* shape, const at::Device& device) {
   KL_CHECK_VALUE(t.device() == device, name, ": expected a tensor on ", device, " (the device of a), got ",
-                    t.device());
+                 t.device());
   KL_CHECK_TYPE(t.scalar_type() == at::kFloat8_e4m3fn, name, ": expected dtype torch.float8_e4m3fn, got ",
-                   t.scalar_type());
+                t.scalar_type());
   KL_CHECK_VALUE(t.dim() == 2, name, ": expected a 2-D tensor ", shape, ", got shape ", t.sizes());
   const int64_t rows = t.size(0), k = t.size(1);
   KL_CHECK_VALUE(k % 16 == 0, name, ": K = ", k, " must be a multiple of 16 (TMA moves 16-byte rows of fp8)");
   KL_CHECK_VALUE(k <= 1 || t.stride(1) == 1, name, ": the last dimension (K) must be contiguous, got strides ",
-                    t.strides(), "; call .contiguous() first");
+                 t.strides(), "; call .contiguous() first");
   const int64_t ld = rows <= 1 ? k : t.stride(0);
   KL_CHECK_VALUE(ld >= k && ld % 16 == 0, name, ": the row stride must be a multiple of 16 elements "
-                    "(16-byte rows for TMA) and at least K = ", k, ", got ", ld, "; call .contiguous() first");
+                 "(16-byte rows for TMA) and at least K = ", k, ", got ", ld, "; call .contiguous() first");
   KL_CHECK_VALUE(reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 == 0, name,
-                    ": the data must start 16-byte aligned (TMA), got an offset view; call .clone() first");
+                 ": the data must start 16-byte aligned (TMA), got an offset view; call .clone() first");
   return ld;
 }
 
@@ -45,12 +45,12 @@ int64_t check_operand(const at::Tensor& t, const char* name, const char* shape, 
 bool check_scale(const at::Tensor& s, const char* name, const char* rows_name, int64_t rows,
                  const at::Device& device) {
   KL_CHECK_VALUE(s.device() == device, name, ": expected a tensor on ", device, " (the device of a), got ",
-                    s.device());
+                 s.device());
   KL_CHECK_TYPE(s.scalar_type() == at::kFloat, name, ": expected dtype torch.float32, got ", s.scalar_type());
   const bool scalar = s.numel() == 1;
   const bool vector = s.numel() == rows && (s.dim() == 1 || (s.dim() == 2 && s.size(1) == 1));
   KL_CHECK_VALUE(scalar || vector, name, ": expected shape [1] (per tensor) or [", rows_name, ", 1] = [",
-                    rows, ", 1] (per row), got ", s.sizes());
+                 rows, ", 1] (per row), got ", s.sizes());
   KL_CHECK_VALUE(scalar || s.stride(0) == 1, name, ": expected a contiguous tensor, got strides ", s.strides());
   return !scalar;
 }
@@ -62,12 +62,12 @@ at::Tensor fp8_gemm_config(const at::Tensor& a, const at::Tensor& b, const at::T
   const int64_t ldb = check_operand(b, "b", "[N, K] (an nn.Linear weight)", a.device());
   const int64_t m = a.size(0), k = a.size(1), n = b.size(0);
   KL_CHECK_VALUE(b.size(1) == k, "b: expected [N, K] with K = ", k, " (a's last dimension), got shape ",
-                    b.sizes());
+                 b.sizes());
   KL_CHECK_VALUE(n % 8 == 0, "b: N = ", n, " must be a multiple of 8 (16-byte bf16 rows of y for TMA)");
   const bool a_vector = check_scale(scale_a, "scale_a", "M", m, a.device());
   const bool b_vector = check_scale(scale_b, "scale_b", "N", n, a.device());
   KL_CHECK_VALUE(config >= 0 && config < fp8_gemm_cutlass_num_configs(), "config: expected 0 (picked) to ",
-                    fp8_gemm_cutlass_num_configs() - 1, ", got ", config);
+                 fp8_gemm_cutlass_num_configs() - 1, ", got ", config);
 
   const c10::cuda::CUDAGuard device_guard(a.device());
   const auto options = a.options().dtype(at::kBFloat16);

@@ -23,7 +23,7 @@
 // The bindings' checks: KL_CHECK_VALUE raises ValueError, KL_CHECK_TYPE TypeError, each with a
 // message joined from its arguments (text, integers, doubles, shapes, devices, dtypes) by
 // kl::msg, which formats numbers itself and hands torch one finished string. Why not
-// TORCH_CHECK_VALUE(cond, "got ", n) directly: on the H200 machine (torch 2.11.0+cu130) a failed
+// TORCH_CHECK_VALUE(cond, "got ", n) directly: with torch 2.11.0+cu130 (on an H200) a failed
 // check whose message streams a number through std::ostream, as c10::str does, crashed the
 // process with a segmentation fault instead of raising, in a minimal extension built by torch's
 // own loader too; messages of text alone raised (benchmarks/raw_op_errors.py,
@@ -69,7 +69,7 @@ inline int kl_dtype(const at::Tensor& t, const char* name) {
       return KL_BF16;
     default:
       KL_CHECK_TYPE(false, name, ": expected dtype float32, float16 or bfloat16, got ",
-                       t.scalar_type());
+                    t.scalar_type());
   }
 }
 

@@ -24,15 +24,15 @@ using kl::row_stride;
 int check_x_weight(const at::Tensor& x, const at::Tensor& weight, double eps) {
   KL_CHECK_VALUE(x.is_cuda(), "x: expected a CUDA tensor, got one on ", x.device());
   KL_CHECK_VALUE(weight.device() == x.device(), "weight: expected the device of x (", x.device(),
-              "), got ", weight.device());
+           "), got ", weight.device());
   KL_CHECK_VALUE(x.dim() >= 1, "x: expected at least 1 dimension, got a 0-d tensor");
   const int dtype = kl_dtype(x, "x");
   KL_CHECK_TYPE(weight.scalar_type() == x.scalar_type(), "weight: expected the dtype of x (",
-              x.scalar_type(), "), got ", weight.scalar_type());
+           x.scalar_type(), "), got ", weight.scalar_type());
   KL_CHECK_VALUE(weight.dim() == 1 && weight.size(0) == x.size(-1), "weight: expected shape (",
-              x.size(-1), ",), the last dimension of x ", x.sizes(), "; got ", weight.sizes());
+           x.size(-1), ",), the last dimension of x ", x.sizes(), "; got ", weight.sizes());
   KL_CHECK_VALUE(weight.size(0) <= 1 || weight.stride(0) == 1,
-              "weight: expected a contiguous tensor, got stride ", weight.stride(0));
+           "weight: expected a contiguous tensor, got stride ", weight.stride(0));
   KL_CHECK_VALUE(eps >= 0, "eps: expected a number >= 0, got ", eps);
   return dtype;
 }
@@ -54,11 +54,11 @@ std::tuple<at::Tensor, at::Tensor> fused_add_rmsnorm(const at::Tensor& x, const 
                                                      const at::Tensor& weight, double eps) {
   const int dtype = check_x_weight(x, weight, eps);
   KL_CHECK_VALUE(residual.device() == x.device(), "residual: expected the device of x (",
-              x.device(), "), got ", residual.device());
+           x.device(), "), got ", residual.device());
   KL_CHECK_VALUE(residual.sizes() == x.sizes(), "residual: expected the shape of x ", x.sizes(),
-              ", got ", residual.sizes());
+           ", got ", residual.sizes());
   KL_CHECK_TYPE(residual.scalar_type() == x.scalar_type(), "residual: expected the dtype of x (",
-              x.scalar_type(), "), got ", residual.scalar_type());
+           x.scalar_type(), "), got ", residual.scalar_type());
   const int64_t x_rs = row_stride(x, "x");
   const int64_t residual_rs = row_stride(residual, "residual");
 

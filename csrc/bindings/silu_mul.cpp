@@ -19,13 +19,13 @@ at::Tensor silu_mul(const at::Tensor& gate, const at::Tensor& up) {
   KL_CHECK_VALUE(gate.is_cuda(), "gate: expected a CUDA tensor, got one on ", gate.device());
   KL_CHECK_VALUE(up.is_cuda(), "up: expected a CUDA tensor, got one on ", up.device());
   KL_CHECK_VALUE(up.device() == gate.device(), "up: expected the device of gate (",
-                    gate.device(), "), got ", up.device());
+                 gate.device(), "), got ", up.device());
   KL_CHECK_VALUE(gate.dim() >= 1, "gate: expected at least 1 dimension, got a 0-d tensor");
   KL_CHECK_VALUE(up.sizes() == gate.sizes(), "up: expected the shape of gate ", gate.sizes(),
-                    ", got ", up.sizes());
+                 ", got ", up.sizes());
   const int dtype = kl_dtype(gate, "gate");
   KL_CHECK_TYPE(up.scalar_type() == gate.scalar_type(), "up: expected the dtype of gate (",
-                   gate.scalar_type(), "), got ", up.scalar_type());
+                gate.scalar_type(), "), got ", up.scalar_type());
 
   const c10::cuda::CUDAGuard device_guard(gate.device());
   at::Tensor out = torch::empty(gate.sizes(), gate.options());  // contiguous
