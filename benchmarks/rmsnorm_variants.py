@@ -1,7 +1,7 @@
 """rmsnorm launch plans, timed side by side in one run against static torch.compile.
 
     python benchmarks/rmsnorm_variants.py [--json PATH] [--fused] [--small] [--cuda-from DIR]
-                                          [--inductor-code PATH]
+                                          [--inductor-code PATH] [--only PREFIXES]
 
 At N = 8192 the static-shape torch.compile baseline (Inductor autotunes its persistent reduction
 per shape) ran 4% ahead of the reference Triton plan (BLOCK_M = 1, 16 warps) in the H200 bench
@@ -105,6 +105,8 @@ def main():
     ap.add_argument("--small", action="store_true", help="M <= 256, timed in CUDA graphs")
     ap.add_argument("--cuda-from", help="folder with another rmsnorm.cu + rmsnorm_launch.cuh to time beside the reference")
     ap.add_argument("--inductor-code", help="write the static-shape baseline's generated Triton code here")
+    ap.add_argument("--only", help="comma-separated name prefixes of the implementations to time "
+                                   "(e.g. \"ref cuda,cuda from,compile static\"); default: all")
     args = ap.parse_args()
     shapes, plans = (SMALL_SHAPES, SMALL_PLANS) if args.small else (SHAPES, PLANS)
     if args.fused:
@@ -130,6 +132,8 @@ def main():
         if args.fused:
             impls.update({f"h stored, read back: BLOCK_M={m} chunk={c} warps={w}": h_store_plan(m, c, w)
                           for m, c, w in SMALL_H_STORE})
+    if args.only:
+        impls = {k: f for k, f in impls.items() if k.startswith(tuple(args.only.split(",")))}
     code_log = []
     tol = DEFAULT_TOLERANCES[torch.bfloat16]
     rows = []
@@ -145,7 +149,8 @@ def main():
         ref = ref_fn(*inputs)
         if args.inductor_code:
             from torch._inductor.utils import run_and_get_code
-            static = impls["compile static"]
+            static = (spec_module.fused_add_rmsnorm_compile_static if args.fused
+                      else spec_module.rmsnorm_compile_static)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 _, code = run_and_get_code(static, *inputs)
