@@ -19,10 +19,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 
-SETUP = f"""
-import sys; sys.path.insert(0, {str(REPO)!r})
+# Every child: a Python traceback on a crash, and torch. The course's ops need the solutions too.
+PROBE_SETUP = """
 import faulthandler; faulthandler.enable()
 import torch
+"""
+SETUP = f"import sys; sys.path.insert(0, {str(REPO)!r})" + PROBE_SETUP + """
 from solutions import fp8_gemm, paged_decode, rmsnorm, silu_mul
 E4M3 = torch.float8_e4m3fn
 def fp8(r, c): return torch.randn(r, c, device="cuda").to(E4M3)
@@ -112,7 +114,7 @@ def main():
         subprocess.run([sys.executable, "-c", SETUP + "; ".join(BUILD[k] for k in kernels)], check=True)
     print(f"torch {torch.__version__}")
     for name, call in cases.items():
-        setup = "import faulthandler; faulthandler.enable()\nimport torch\n" if name.startswith("probe") else SETUP
+        setup = PROBE_SETUP if name.startswith("probe") else SETUP
         code = setup + f"""
 try:
     {call}

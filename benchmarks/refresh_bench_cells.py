@@ -1,4 +1,4 @@
-"""Re-render a chapter's scoreboard and source-excerpt cells from the committed files, as a GPU run shows them.
+"""Re-render a chapter's scoreboard and source-excerpt cells from committed files, as a GPU shows them.
 
     python benchmarks/refresh_bench_cells.py NOTEBOOK CELL [CELL ...]
 
@@ -12,9 +12,9 @@ file, nothing else) print the same on any machine, so an edit to an excerpted fi
 here too. Only those two kinds of cell are accepted.
 """
 import argparse
+import ast
 import base64
 import io
-import ast
 import json
 import sys
 from pathlib import Path
@@ -45,13 +45,11 @@ def _is_excerpt_statement(node: ast.stmt) -> bool:
                         and ast.unparse(args[0].func) == "lessons.excerpt")
 
 
-def _kind(source: str) -> str | None:
+def _re_renderable(source: str) -> bool:
+    """A scoreboard cell, or a cell of source excerpts only."""
     if any(a in source for a in SCOREBOARD):
-        return "scoreboard"
-    body = ast.parse(source).body
-    if "lessons.excerpt" in source and all(_is_excerpt_statement(n) for n in body):
-        return "excerpt"
-    return None
+        return True
+    return "lessons.excerpt" in source and all(_is_excerpt_statement(n) for n in ast.parse(source).body)
 
 
 def _committed_bench(kernel: str, rungs=None) -> dict:
@@ -117,7 +115,7 @@ def main():
     for i in args.cells:
         cell = nb["cells"][i]
         source = "".join(cell["source"])
-        if cell["cell_type"] != "code" or _kind(source) is None:
+        if cell["cell_type"] != "code" or not _re_renderable(source):
             sys.exit(f"cell {i} is neither a scoreboard cell (run_bench / load_json) nor a source excerpt: "
                      "not re-rendered")
         cell["outputs"] = run_cell(source, namespace)

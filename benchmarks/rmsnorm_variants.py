@@ -119,10 +119,7 @@ def main():
                  "F.rms_norm": lambda x, w: F.rms_norm(x, (x.shape[-1],), w, 1e-6)}
         ref_fn = spec_module.rmsnorm_ref
     if args.cuda_from:
-        from grading.cuda import load_kernel
-        other = load_kernel("rmsnorm", Path(args.cuda_from) / "rmsnorm.cu", fake={
-            "rmsnorm": lambda x, weight, eps: x.new_empty(x.shape),
-            "fused_add_rmsnorm": lambda x, residual, weight, eps: (x.new_empty(x.shape), x.new_empty(x.shape))})
+        other = sol.load_cuda_ops(Path(args.cuda_from) / "rmsnorm.cu")
         impls[f"cuda from {args.cuda_from}"] = ((lambda x, r, w: other.fused_add_rmsnorm(x, r, w, 1e-6)) if args.fused
                                                 else (lambda x, w: other.rmsnorm(x, w, 1e-6)))
     impls.update({f"triton BLOCK_M={m} warps={w}": triton_plan(m, w, args.fused) for m, w in plans})
