@@ -1,7 +1,7 @@
 """The CUTLASS fp8_gemm (csrc/fp8_gemm_cutlass.cu) on a Hopper GPU: every configuration checked
 against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/70B shapes.
 
-    python benchmarks/fp8_gemm_cutlass_check.py [--json PATH] [--no-sweep] [--ms 1,16,...]
+    python benchmarks/fp8_gemm_cutlass_check.py [--json PATH] [--no-sweep | --shipped-build] [--ms 1,16,...]
 
 Four libraries are built side by side, each by its own process (nvcc compiles one file on one
 core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 1-4, which the
@@ -42,7 +42,7 @@ MS = [1, 16, 64, 128, 512, 4096, 8192]
 CHECK_MS = [1, 16, 37, 128, 4096]
 CHECK_N, CHECK_K = 4104, 4096 + 48  # N not a multiple of any tile; K ends in a partial k-block
 # The configurations each build holds: 0 = the file as shipped, n = built with KL_FP8_GEMM_SWEEP=n.
-BUILDS = {0: [1, 2, 3, 4, 10, 11, 12, 13, 14, 15], 1: [5, 6], 2: [7, 8, 16], 3: [9]}
+BUILDS = {0: [1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 17, 18, 19, 20], 1: [5, 6], 2: [7, 8, 16], 3: [9]}
 FAST_ACCUM = {6}  # no fp32 promotion: its error is reported (marked *), not judged
 TARGET_S = 0.1  # seconds per timing: ~520 timings, about two and a half minutes
 
@@ -55,7 +55,7 @@ def sweep_configs(m):
         return [1, 7, 12, 13, 14, 2, 3]
     if m <= 128:
         return [2, 3, 15, 4, 10, 5, 8]
-    return [3, 15, 4, 10, 11, 5, 8, 16, 9, 6]
+    return [3, 15, 19, 20, 4, 10, 17, 18, 11, 5, 8, 16, 9, 6]
 
 
 def _fake(a, b, scale_a, scale_b, config=0):
@@ -67,12 +67,12 @@ def _load(source):
                        fake={"fp8_gemm": _fake, "fp8_gemm_config": _fake})
 
 
-def build(tmp, sweep):
-    """All libraries, compiled in parallel child processes, then loaded here from the cache.
-    Returns the shipped library and {config: library holding it}."""
+def build(tmp, sweep, builds=tuple(BUILDS)):
+    """The libraries `builds` names (0: the file as shipped), compiled in parallel child processes,
+    then loaded here from the cache. Returns the shipped library and {config: library holding it}."""
     sources = {0: SOURCE}
     if sweep:
-        for n in BUILDS:
+        for n in builds:
             if n:
                 wrapper = Path(tmp) / f"fp8_gemm_cutlass_sweep{n}.cu"
                 wrapper.write_text(f'#define KL_FP8_GEMM_SWEEP {n}\n#include "fp8_gemm_cutlass.cu"\n')
@@ -301,6 +301,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="write the checks and timings here")
     ap.add_argument("--no-sweep", action="store_true", help="only the shipped configurations (one build)")
+    ap.add_argument("--shipped-build", action="store_true",
+                    help="sweep only the configurations of the shipped build (1-4 and their run-time "
+                         "variants: one build instead of four)")
     ap.add_argument("--ms", help="comma-separated M values to time (default: %(default)s)",
                     default=",".join(map(str, MS)))
     ap.add_argument("--seed", type=int, default=1234)
@@ -310,7 +313,7 @@ def main():
         sys.exit("needs a Hopper GPU (compute capability 9.0): the kernels are built for sm_90a")
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="kl_fp8_") as tmp:
-        main_lib, ops = build(tmp, not args.no_sweep)
+        main_lib, ops = build(tmp, not args.no_sweep, (0,) if args.shipped_build else tuple(BUILDS))
         names = {c: ops[c].fp8_gemm_config_name(c) for c in ops}
         print("configs: " + "; ".join(names.values()), flush=True)
         failures, checks, wrong = check(main_lib, ops, args.seed)

@@ -4,6 +4,7 @@ one GPU in one run (the grader's protocol: L2 flushed, inputs rotated past L2, C
 
     python benchmarks/fp8_gemm_variants.py [--json OUT.json] [--quick]
     python benchmarks/fp8_gemm_variants.py --small [--json OUT.json]   # the decode goal, ~3 minutes
+    python benchmarks/fp8_gemm_variants.py --large [--json OUT.json]   # the prefill goal (M >= 4096)
     python benchmarks/fp8_gemm_variants.py --summary OUT_DIR   # the chapter's targets, from bench JSONs
 
 The table says, per shape, the fastest candidate and how far the configuration fp8_gemm_triton
@@ -12,7 +13,11 @@ decode goal (M <= 128: the Triton rung >= 1.0x torch._scaled_mm at every shape, 
 roof in weight bytes per second for weights of 50 MB and more) on the six Llama weights at
 M = 1, 16, 64, 128, per tensor, and four of them with row-wise scales: the pick (v5 from napkin
 math, solutions/fp8_gemm.py `_streaming_config`, or v4 where v5 measured slower), the v4 split-K
-kernel v5 replaces, and v5 configurations around the v5 plan.
+kernel v5 replaces, and v5 configurations around the v5 plan. `--large` times the prefill goal
+(the Triton rung >= 0.9x torch._scaled_mm at M >= 4096) on six shapes: the persistent TMA kernel
+(v3) as picked, promoting every 256 of K instead of 128 (a 256-deep K step: the tensor cores
+carry 8 instructions' sums before the fp32 add, as the CUTLASS pick does), promotion every 2, 4 or
+8 K steps (the tensor cores carry the sum in between), more stages.
 """
 from __future__ import annotations
 
@@ -37,6 +42,9 @@ LARGE = [(512, 8192, 8192), (4096, 8192, 8192), (8192, 28672, 8192)]
 GOAL_NK = ((4096, 4096), (14336, 4096), (4096, 14336), (8192, 8192), (28672, 8192), (8192, 28672))
 GOAL = [(m, n, k) for n, k in GOAL_NK for m in (1, 16, 64, 128)]
 GOAL_ROW = [(1, 8192, 8192), (16, 28672, 8192), (64, 4096, 4096), (128, 14336, 4096)]
+# The prefill goal's shapes (--large).
+PREFILL = [(4096, 4096, 4096), (4096, 14336, 4096), (4096, 4096, 14336), (4096, 8192, 8192),
+           (8192, 8192, 8192), (4096, 28672, 8192)]
 
 
 def candidates(m: int):
@@ -50,6 +58,17 @@ def candidates(m: int):
             C(3, 128, 128, 128, 8, 4, flatten=True), C(3, 128, 128, 128, 8, 5), C(3, 128, 128, 128, 4, 4),
             C(3, 128, 256, 64, 8, 4), C(3, 128, 256, 128, 8, 3, promote=False),
             C(3, 128, 128, 128, 8, 4, promote=False)]
+
+
+def large_candidates() -> list:
+    """Around the v3 pick (128 x 128 x 128, 8 warps, 4 stages): the fp32 promotion every 2-8 K
+    steps (the tensor cores carry the sum in between), more stages, 256-deep K steps."""
+    from solutions.fp8_gemm import GemmConfig as C
+    return [C(3, 128, 128, 128, 8, 4, promote_every=2), C(3, 128, 128, 128, 8, 4, promote_every=4),
+            C(3, 128, 128, 128, 8, 5, promote_every=4), C(3, 128, 128, 128, 8, 6, promote_every=4),
+            C(3, 128, 128, 128, 8, 4, promote_every=8), C(3, 128, 128, 128, 8, 5, promote_every=8),
+            C(3, 128, 128, 256, 8, 3, promote_every=2), C(3, 128, 128, 256, 8, 3, promote_every=4),
+            C(3, 128, 128, 256, 8, 3, flatten=True)]
 
 
 def small_candidates(m: int, n: int, k: int) -> list:
@@ -76,7 +95,7 @@ def small_candidates(m: int, n: int, k: int) -> list:
     return list(dict.fromkeys(out))
 
 
-def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False) -> list[dict]:
+def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large: bool = False) -> list[dict]:
     from grading.check import compare
     from grading.lesson_fp8 import gemm_args
     from grading.specs.fp8_gemm import E4M3, GEMM_TOLERANCES, fp8_gemm_ref
@@ -92,6 +111,8 @@ def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False) -> li
         fns = {"torch._scaled_mm": sol.fp8_gemm_scaled_mm, f"picked: {picked.describe()}": sol.fp8_gemm_triton}
         if per_row:
             cands = [sol._v4_config(m)] if m <= sol.SMALL_M else []
+        elif large:
+            cands = large_candidates()[: 4 if quick else None]
         elif small:
             # M = 16 runs M = 1's kernels (the same 16-token tile): its pick and v4 suffice.
             cands = small_candidates(m, n, k)[: 1 if m == 16 else 4 if quick else None]
@@ -183,6 +204,8 @@ def main() -> int:
     p.add_argument("--quick", action="store_true", help="4 candidates per shape")
     p.add_argument("--small", action="store_true",
                    help="the decode goal only: 24 shapes at M <= 128 (+4 row-wise), the v5 pick and its neighbours")
+    p.add_argument("--large", action="store_true",
+                   help="the prefill goal only: 6 shapes at M >= 4096, the v3 pick and its neighbours")
     p.add_argument("--summary", metavar="DIR", help="print the targets table from DIR/*_bench.json and exit")
     args = p.parse_args()
     if args.summary:
@@ -194,7 +217,9 @@ def main() -> int:
     from grading import hardware
     gpu = hardware.current()
     roofs = hardware.roofs(gpu, hardware.load_ceilings() or hardware.committed_ceilings(gpu.key))
-    if args.small:
+    if args.large:
+        rows = sweep(PREFILL, args.quick, large=True)
+    elif args.small:
         rows = sweep(GOAL, args.quick, small=True) + sweep(GOAL_ROW, args.quick, per_row=True)
     else:
         rows = sweep(SMALL + LARGE, args.quick)

@@ -1,6 +1,6 @@
 """rmsnorm launch plans, timed side by side in one run against static torch.compile.
 
-    python benchmarks/rmsnorm_variants.py [--json PATH] [--fused] [--small] [--cuda-from DIR]
+    python benchmarks/rmsnorm_variants.py [--json PATH] [--fused] [--small] [--cuda-from DIR[,DIR...]]
                                           [--inductor-code PATH] [--only PREFIXES]
 
 At N = 8192 the static-shape torch.compile baseline (Inductor autotunes its persistent reduction
@@ -9,9 +9,9 @@ per shape) ran 4% ahead of the reference Triton plan (BLOCK_M = 1, 16 warps) in 
 fused_add_rmsnorm's Triton rung ran 4.0 µs against the compiled rung's 3.7 at 256 x 4096, timed
 as the bench times them (CUDA-graph replays over rotated inputs larger than L2). This sweeps the Triton launcher's rows per program and warps at the
 shapes where the gap is, with the reference rungs and the baselines in the same run. Each variant
-is checked against the float64 reference before it is timed. --cuda-from DIR times a second CUDA
-build beside the reference one: DIR holds another rmsnorm.cu and rmsnorm_launch.cuh (an earlier
-revision: `git show REV:csrc/rmsnorm.cu > DIR/rmsnorm.cu`, the same for the launcher).
+is checked against the float64 reference before it is timed. --cuda-from DIR times another CUDA
+build beside the reference one (several: DIR,DIR,...): DIR holds another rmsnorm.cu and
+rmsnorm_launch.cuh (a candidate, or an earlier revision: `git show REV:csrc/rmsnorm.cu > DIR/rmsnorm.cu`, the same for the launcher).
 --inductor-code PATH writes the Triton source Inductor generates for the static-shape baseline at
 each shape, to compare plans; with --small --fused, that kernel's structure (h stored, then read
 back) is also timed under several launch plans.
@@ -103,7 +103,8 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--fused", action="store_true", help="fused_add_rmsnorm instead of rmsnorm")
     ap.add_argument("--small", action="store_true", help="M <= 256, timed in CUDA graphs")
-    ap.add_argument("--cuda-from", help="folder with another rmsnorm.cu + rmsnorm_launch.cuh to time beside the reference")
+    ap.add_argument("--cuda-from", help="folders (comma-separated), each with another rmsnorm.cu + "
+                                        "rmsnorm_launch.cuh to time beside the reference")
     ap.add_argument("--inductor-code", help="write the static-shape baseline's generated Triton code here")
     ap.add_argument("--only", help="comma-separated name prefixes of the implementations to time "
                                    "(e.g. \"ref cuda,cuda from,compile static\"); default: all")
@@ -118,10 +119,10 @@ def main():
                  "compile static": spec_module.rmsnorm_compile_static,
                  "F.rms_norm": lambda x, w: F.rms_norm(x, (x.shape[-1],), w, 1e-6)}
         ref_fn = spec_module.rmsnorm_ref
-    if args.cuda_from:
-        other = sol.load_cuda_ops(Path(args.cuda_from) / "rmsnorm.cu")
-        impls[f"cuda from {args.cuda_from}"] = ((lambda x, r, w: other.fused_add_rmsnorm(x, r, w, 1e-6)) if args.fused
-                                                else (lambda x, w: other.rmsnorm(x, w, 1e-6)))
+    for folder in args.cuda_from.split(",") if args.cuda_from else ():
+        other = sol.load_cuda_ops(Path(folder) / "rmsnorm.cu")
+        impls[f"cuda from {folder}"] = ((lambda o: lambda x, r, w: o.fused_add_rmsnorm(x, r, w, 1e-6)) if args.fused
+                                        else (lambda o: lambda x, w: o.rmsnorm(x, w, 1e-6)))(other)
     impls.update({f"triton BLOCK_M={m} warps={w}": triton_plan(m, w, args.fused) for m, w in plans})
     if args.small:
         impls.update({f"triton 2 passes chunk={c} warps={w}": triton_plan(1, w, args.fused, c)

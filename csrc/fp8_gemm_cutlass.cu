@@ -42,6 +42,8 @@
 //   14 = 1, stream-K with the non-deterministic (unordered) reduction of partial tiles
 //   15 = 3, promoted every 256 of K
 //   16 = 8, promoted every 256 of K (built with 8)                                           [2]
+//   17, 18 = 4, promoted every 512, 1024 of K
+//   19, 20 = 3, promoted every 512, 1024 of K
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -116,7 +118,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 17;  // 0 (auto) and the sixteen configurations
+constexpr int kNumConfigs = 21;  // 0 (auto) and the twenty configurations
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -135,6 +137,10 @@ const char* const kConfigNames[kNumConfigs] = {
     "14 = 1 streamK unordered reduction",
     "15 = 3 promote256",
     "16 = 8 promote256",
+    "17 = 4 promote512",
+    "18 = 4 promote1024",
+    "19 = 3 promote512",
+    "20 = 3 promote1024",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
 #if !defined(KL_FP8_GEMM_SWEEP)
@@ -457,6 +463,10 @@ auto with_config(int config, F&& f) {
       return f(Config1{}, k);
     }
     case 15: return f(Config3{}, promote(8));
+    case 17: return f(Config4{}, promote(16));
+    case 18: return f(Config4{}, promote(32));
+    case 19: return f(Config3{}, promote(16));
+    case 20: return f(Config3{}, promote(32));
 #elif KL_FP8_GEMM_SWEEP == 1
     case 5: return f(Config5{}, Knobs{});
     case 6: return f(Config6{}, Knobs{});

@@ -245,7 +245,10 @@ def fp8_quantize_triton(x: torch.Tensor, per_token: bool) -> tuple[torch.Tensor,
 # truncates (so does Ada's): `acc = tl.dot(a, b, acc)` over K = 28672 drifts by percents. Every
 # version here promotes instead (PROMOTE): each BLOCK_K step's product starts from zero and is
 # added to the fp32 accumulator in the CUDA cores, as cuBLASLt does by default (CUTLASS and
-# DeepGEMM promote every 128 of K too). The fast variant is kept for the notebook's measurement.
+# DeepGEMM promote every 128 of K too). v3 can also let the tensor cores carry the sum for
+# PROMOTE_EVERY steps between promotions: the error then stays that of a PROMOTE_EVERY-step sum
+# however long K is, and the pipe drains once per PROMOTE_EVERY steps (pick_config, M > 128). The
+# fast variant is kept for the notebook's measurement.
 
 @triton.jit
 def _tile_acc(a_ptr, b_ptr, offs_m, offs_n, M, N, K, k_start, k_end,
@@ -363,6 +366,7 @@ def _fp8_gemm_v3_kernel(
     NUM_PROGRAMS: tl.constexpr,  # the grid: one program per SM, each looping over tiles
     PROMOTE: tl.constexpr,
     FLATTEN: tl.constexpr,  # let the compiler merge the tile and K loops (overlaps epilogue and loads)
+    PROMOTE_EVERY: tl.constexpr = 1,  # K steps the tensor cores accumulate between fp32 promotions
 ):
     # TMA: the copy engine moves whole [BLOCK, BLOCK_K] boxes from global to shared memory,
     # computing addresses and zero-filling past the tensor's edge (M rows, the K tail) itself;
@@ -379,13 +383,22 @@ def _fp8_gemm_v3_kernel(
     for tile in tl.range(tl.program_id(0), num_pid_m * num_pid_n, NUM_PROGRAMS, flatten=FLATTEN):
         pid_m, pid_n = _grouped_tile(tile, num_pid_m, num_pid_n, GROUP_M)
         acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+        part = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)  # PROMOTE_EVERY > 1 only
         for ki in range(k_tiles):
             a = a_desc.load([pid_m * BLOCK_M, ki * BLOCK_K])  # [BLOCK_M, BLOCK_K]
             b = b_desc.load([pid_n * BLOCK_N, ki * BLOCK_K])  # [BLOCK_N, BLOCK_K]
-            if PROMOTE:
+            if not PROMOTE:
+                acc = tl.dot(a, b.T, acc)
+            elif PROMOTE_EVERY == 1:
                 acc += tl.dot(a, b.T)
             else:
-                acc = tl.dot(a, b.T, acc)
+                # The tensor cores carry the sum for PROMOTE_EVERY steps, then it joins the fp32 sum.
+                part = tl.dot(a, b.T, part)
+                if ki % PROMOTE_EVERY == PROMOTE_EVERY - 1:
+                    acc += part
+                    part = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+        if PROMOTE and PROMOTE_EVERY > 1:
+            acc += part  # the last k_tiles % PROMOTE_EVERY steps (zeros otherwise)
         offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
         offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
         acc = _apply_scales(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
@@ -537,6 +550,7 @@ class GemmConfig:
     promote: bool = True
     flatten: bool = False
     tma: bool = False  # v5: tensor-descriptor loads
+    promote_every: int = 1  # v3: K steps between promotions into the fp32 sum
 
     def describe(self) -> str:
         s = f"v{self.variant} {self.block_m}x{self.block_n}x{self.block_k} w{self.num_warps} s{self.num_stages}"
@@ -548,6 +562,8 @@ class GemmConfig:
             s += " flat"
         if self.tma:
             s += " tma"
+        if self.promote and self.promote_every > 1:
+            s += f" promote/{self.promote_every * self.block_k}"
         return s + ("" if self.promote else " fast-acc")
 
 
@@ -682,7 +698,16 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
         if cfg.block_m == 128 and cfg.block_k == 128 and cfg.num_stages >= 5:
             cfg = dataclasses.replace(cfg, tma=True)
         return cfg
-    return GemmConfig(3, 128, 128, 128, num_warps=8, num_stages=4, group_m=8)
+    # M > 128: the tensor cores' throughput decides. Promoting every K step (128) drains their
+    # pipe each time: the sum must be out of the wgmma registers before the FADDs, so the next
+    # wgmma waits. Carried 8 steps (1024 of K) between promotions and with 5 stages the kernel ran
+    # 0.89-0.98x torch._scaled_mm against 0.70-0.75x (H200, benchmarks/h200_session10/call3,
+    # six Llama shapes at M = 4096 and 8192): 8 truncating steps per partial sum, whatever K,
+    # against every step of K for fast accumulation (emulated error 8e-4 relative L2 at K = 28672,
+    # under bf16's own rounding; fast accumulation 2e-2). A 256-deep K step promoted each time, or
+    # flattening the loops, ran 0.79-0.88x; Triton's warp specialization of the tile loop gained
+    # nothing (call1).
+    return GemmConfig(3, 128, 128, 128, num_warps=8, num_stages=5, group_m=8, promote_every=8)
 
 
 def _split_k(cfg: GemmConfig, m: int, n: int, k: int, sms: int) -> int:
@@ -714,7 +739,8 @@ def _launch(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig) -> torch.Tensor:
         triton.set_allocator(_tma_scratch)
         programs = min(_num_sms(a.device.index), grid_m * grid_n)
         _fp8_gemm_v3_kernel[(programs,)](a, b, y, scale_a, scale_b, m, n, k, GROUP_M=cfg.group_m,
-                                         NUM_PROGRAMS=programs, FLATTEN=cfg.flatten, **common)
+                                         NUM_PROGRAMS=programs, FLATTEN=cfg.flatten,
+                                         PROMOTE_EVERY=cfg.promote_every, **common)
     elif cfg.variant == 4:
         split = _split_k(cfg, m, n, k, _num_sms(a.device.index))
         k_per_split = triton.cdiv(triton.cdiv(k, split), cfg.block_k) * cfg.block_k

@@ -128,6 +128,11 @@ def _versions():
                                             config=GemmConfig(5, 32, 64, 32, 4, 2, split_k=2, tma=True)),
         "v3 fast-acc": functools.partial(sol.fp8_gemm_triton_v3, config=GemmConfig(3, 32, 32, 64, 4, 2, promote=False)),
         "v2 small tiles": functools.partial(sol.fp8_gemm_triton_v2, config=GemmConfig(2, 16, 32, 32, 4, 2, group_m=2)),
+        # v3 itself (the interpreter has tensor descriptors; the rung falls back to v2 without a
+        # TMA GPU), promoting every 4 K steps of 32: K = 208 leaves 3 steps after the last
+        # promotion, K = 96 never reaches one.
+        "v3 promoted every 4 steps": lambda a, b, sa, sb, out_dtype=torch.bfloat16: sol._launch(
+            a, b, sa, sb, out_dtype, GemmConfig(3, 32, 32, 32, 4, 2, promote_every=4)),
     }
 
 
@@ -205,6 +210,14 @@ def test_small_m_pick_at_the_shapes_the_sweep_decided():
     assert pick_config(128, 8192, 8192, sms=132).tma and pick_config(128, 8192, 28672, sms=132).tma
     assert not pick_config(128, 14336, 4096, sms=132).tma and not pick_config(128, 28672, 8192, sms=132).tma
     assert not pick_config(64, 8192, 8192, sms=132).tma
+
+
+def test_large_m_pick_promotes_every_1024():
+    # M > 128: v3, the tensor cores carrying 8 steps of 128 between fp32 promotions (section 7).
+    from solutions.fp8_gemm import pick_config
+    for m in (129, 512, 8192):
+        cfg = pick_config(m, 8192, 8192)
+        assert cfg.variant == 3 and cfg.promote and cfg.promote_every * cfg.block_k == 1024, cfg
 
 
 def test_rung_retries_a_pick_that_does_not_fit(monkeypatch):
