@@ -95,7 +95,8 @@ def small_candidates(m: int, n: int, k: int) -> list:
     return list(dict.fromkeys(out))
 
 
-def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large: bool = False) -> list[dict]:
+def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large: bool = False,
+          promote: bool = False) -> list[dict]:
     from grading.check import compare
     from grading.lesson_fp8 import gemm_args
     from grading.specs.fp8_gemm import E4M3, GEMM_TOLERANCES, fp8_gemm_ref
@@ -113,6 +114,9 @@ def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large
             cands = [sol._v4_config(m)] if m <= sol.SMALL_M else []
         elif large:
             cands = large_candidates()[: 4 if quick else None]
+        elif promote:
+            r = dataclasses.replace
+            cands = list(dict.fromkeys([r(picked, promote_every=1), r(picked, promote_every=max(1, 512 // picked.block_k))]))
         elif small:
             # M = 16 runs M = 1's kernels (the same 16-token tile): its pick and v4 suffice.
             cands = small_candidates(m, n, k)[: 1 if m == 16 else 4 if quick else None]
@@ -206,6 +210,9 @@ def main() -> int:
                    help="the decode goal only: 24 shapes at M <= 128 (+4 row-wise), the v5 pick and its neighbours")
     p.add_argument("--large", action="store_true",
                    help="the prefill goal only: 6 shapes at M >= 4096, the v3 pick and its neighbours")
+    p.add_argument("--promote", action="store_true",
+                   help="the decode goal's shapes at M = 64 and 128: the pick beside the same "
+                        "configuration promoting every K step and every 512 of K")
     p.add_argument("--summary", metavar="DIR", help="print the targets table from DIR/*_bench.json and exit")
     args = p.parse_args()
     if args.summary:
@@ -219,6 +226,8 @@ def main() -> int:
     roofs = hardware.roofs(gpu, hardware.load_ceilings() or hardware.committed_ceilings(gpu.key))
     if args.large:
         rows = sweep(PREFILL, args.quick, large=True)
+    elif args.promote:
+        rows = sweep([s for s in GOAL if s[0] in (64, 128)], args.quick, promote=True)
     elif args.small:
         rows = sweep(GOAL, args.quick, small=True) + sweep(GOAL_ROW, args.quick, per_row=True)
     else:

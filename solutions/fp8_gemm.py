@@ -273,6 +273,23 @@ def _tile_acc(a_ptr, b_ptr, offs_m, offs_n, M, N, K, k_start, k_end,
 
 
 @triton.jit
+def _mma_step(acc, part, x, y, step, PROMOTE: tl.constexpr, PROMOTE_EVERY: tl.constexpr):
+    """One K step, acc (+)= x · yᵀ: the tensor cores' own accumulator throughout (not PROMOTE), a
+    fresh product added in fp32 (PROMOTE_EVERY == 1), or the tensor cores carrying `part` for
+    PROMOTE_EVERY steps (step = this step's index) before it joins acc. Returns (acc, part)."""
+    if not PROMOTE:
+        acc = tl.dot(x, y.T, acc)
+    elif PROMOTE_EVERY == 1:
+        acc += tl.dot(x, y.T)
+    else:
+        part = tl.dot(x, y.T, part)
+        if step % PROMOTE_EVERY == PROMOTE_EVERY - 1:
+            acc += part
+            part = tl.zeros_like(part)
+    return acc, part
+
+
+@triton.jit
 def _apply_scales(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A: tl.constexpr, ROW_B: tl.constexpr):
     """The epilogue: acc[i, j] · scale_a[i or 0] · scale_b[j or 0], in fp32."""
     if ROW_A:
@@ -387,16 +404,7 @@ def _fp8_gemm_v3_kernel(
         for ki in range(k_tiles):
             a = a_desc.load([pid_m * BLOCK_M, ki * BLOCK_K])  # [BLOCK_M, BLOCK_K]
             b = b_desc.load([pid_n * BLOCK_N, ki * BLOCK_K])  # [BLOCK_N, BLOCK_K]
-            if not PROMOTE:
-                acc = tl.dot(a, b.T, acc)
-            elif PROMOTE_EVERY == 1:
-                acc += tl.dot(a, b.T)
-            else:
-                # The tensor cores carry the sum for PROMOTE_EVERY steps, then it joins the fp32 sum.
-                part = tl.dot(a, b.T, part)
-                if ki % PROMOTE_EVERY == PROMOTE_EVERY - 1:
-                    acc += part
-                    part = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+            acc, part = _mma_step(acc, part, a, b, ki, PROMOTE, PROMOTE_EVERY)
         if PROMOTE and PROMOTE_EVERY > 1:
             acc += part  # the last k_tiles % PROMOTE_EVERY steps (zeros otherwise)
         offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -478,6 +486,7 @@ def _fp8_gemm_v5_kernel(
     SPLIT_K: tl.constexpr,
     PROMOTE: tl.constexpr,
     TMA: tl.constexpr,      # tensor-descriptor loads (the copy engine) instead of per-thread ones
+    PROMOTE_EVERY: tl.constexpr = 1,  # K steps the tensor cores accumulate between fp32 promotions
 ):
     # Grid (N tiles, M tiles, SPLIT_K), N fastest: every program in flight reads its own rows of b.
     pid_n = tl.program_id(0)
@@ -488,6 +497,7 @@ def _fp8_gemm_v5_kernel(
     k_start = pid_k * k_per_split
     k_end = tl.minimum(k_start + k_per_split, K)
     acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)  # a tile of yᵀ
+    part = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)  # PROMOTE_EVERY > 1 only
     if TMA:
         # Boxes past N, M or K are zero-filled by the copy engine; slices are whole BLOCK_Ks, so
         # only the last one reaches past its end (K itself).
@@ -496,10 +506,7 @@ def _fp8_gemm_v5_kernel(
         for k0 in range(k_start, k_end, BLOCK_K):
             b = b_desc.load([pid_n * BLOCK_N, k0])  # [BLOCK_N, BLOCK_K]
             a = a_desc.load([pid_m * BLOCK_M, k0])  # [BLOCK_M, BLOCK_K]
-            if PROMOTE:
-                acc += tl.dot(b, a.T)
-            else:
-                acc = tl.dot(b, a.T, acc)
+            acc, part = _mma_step(acc, part, b, a, (k0 - k_start) // BLOCK_K, PROMOTE, PROMOTE_EVERY)
     else:
         offs_k = tl.arange(0, BLOCK_K)
         b_rows = b_ptr + offs_n.to(tl.int64)[:, None] * K  # [BLOCK_N, 1], 64-bit: b passes 2^31 bytes
@@ -508,10 +515,9 @@ def _fp8_gemm_v5_kernel(
             k = k0 + offs_k
             b = tl.load(b_rows + k[None, :], mask=(offs_n[:, None] < N) & (k[None, :] < k_end), other=0.0)
             a = tl.load(a_rows + k[None, :], mask=(offs_m[:, None] < M) & (k[None, :] < k_end), other=0.0)
-            if PROMOTE:
-                acc += tl.dot(b, a.T)  # [BLOCK_N, BLOCK_M]
-            else:
-                acc = tl.dot(b, a.T, acc)
+            acc, part = _mma_step(acc, part, b, a, (k0 - k_start) // BLOCK_K, PROMOTE, PROMOTE_EVERY)  # [BLOCK_N, BLOCK_M]
+    if PROMOTE and PROMOTE_EVERY > 1:
+        acc += part  # the steps after the last promotion (zeros otherwise)
     mask = (offs_n[:, None] < N) & (offs_m[None, :] < M)
     yt_offs = offs_m.to(tl.int64)[None, :] * N + offs_n[:, None]  # [BLOCK_N, BLOCK_M] into [M, N]
     if SPLIT_K > 1:
@@ -524,10 +530,10 @@ def _fp8_gemm_v5_kernel(
             # Summed in slice order whoever arrives last: the same bits on every call. ".cg":
             # from L2, where the other programs' stores are, not from a stale L1 line.
             acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)
-            part = ws_ptr + yt_offs
+            slice_ptr = ws_ptr + yt_offs
             for _ in tl.static_range(SPLIT_K):
-                acc += tl.load(part, mask=mask, other=0.0, cache_modifier=".cg")
-                part += slice_elems
+                acc += tl.load(slice_ptr, mask=mask, other=0.0, cache_modifier=".cg")
+                slice_ptr += slice_elems
             acc = _apply_scales_t(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
             tl.store(y_ptr + yt_offs, acc.to(y_ptr.dtype.element_ty), mask=mask)
     else:
@@ -550,7 +556,7 @@ class GemmConfig:
     promote: bool = True
     flatten: bool = False
     tma: bool = False  # v5: tensor-descriptor loads
-    promote_every: int = 1  # v3: K steps between promotions into the fp32 sum
+    promote_every: int = 1  # v3, v5: K steps between promotions into the fp32 sum
 
     def describe(self) -> str:
         s = f"v{self.variant} {self.block_m}x{self.block_n}x{self.block_k} w{self.num_warps} s{self.num_stages}"
@@ -697,6 +703,14 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
             cfg = dataclasses.replace(cfg, block_n=64, num_stages=max(2, cfg.num_stages - 2), split_k=1)
         if cfg.block_m == 128 and cfg.block_k == 128 and cfg.num_stages >= 5:
             cfg = dataclasses.replace(cfg, tma=True)
+        # From 64-token tiles on, the tensor cores' time nears the weight's (128 x 8192 x 8192:
+        # 11.8 µs of fp8 math at the roof against 15.8 of weight bytes), and a promotion every K
+        # step drains their pipe each time: promote every 1024 of K, as at large M (below).
+        # Same run as torch._scaled_mm (benchmarks/h200_session10/call6): M = 128 0.66-0.91x
+        # against 0.60-0.87x promoting every step (128 x 4096 x 14336: 26.5 against 32.2 µs);
+        # M = 64 0.72-1.12x against 0.72-1.10x.
+        if cfg.block_m >= 64:
+            cfg = dataclasses.replace(cfg, promote_every=max(1, 1024 // cfg.block_k))
         return cfg
     # M > 128: the tensor cores' throughput decides. Promoting every K step (128) drains their
     # pipe each time: the sum must be out of the wgmma registers before the FADDs, so the next
@@ -763,7 +777,8 @@ def _launch(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig) -> torch.Tensor:
         if cfg.tma:
             triton.set_allocator(_tma_scratch)
         _fp8_gemm_v5_kernel[(grid_n, grid_m, split)](a, b, y, scale_a, scale_b, ws, count, m, n, k, k_per_split,
-                                                     m * n, SPLIT_K=split, TMA=cfg.tma, **common)
+                                                     m * n, SPLIT_K=split, TMA=cfg.tma,
+                                                     PROMOTE_EVERY=cfg.promote_every, **common)
     return y
 
 

@@ -114,6 +114,14 @@ def test_fast_accumulation_passes_at_short_k():
 
 # --- every version of the Triton GEMM -------------------------------------------------------------
 
+def _v3_itself(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, *, config):
+    """The v3 kernel with its inputs checked, as the rungs do, but without the rung's fallback to
+    v2 where there is no TMA GPU (the interpreter has tensor descriptors)."""
+    from solutions import fp8_gemm as sol
+    sol.check_fp8_gemm_inputs(a, b, scale_a, scale_b, out_dtype)
+    return sol._launch(a, b, scale_a, scale_b, out_dtype, config)
+
+
 def _versions():
     from solutions import fp8_gemm as sol
     from solutions.fp8_gemm import GemmConfig
@@ -126,13 +134,15 @@ def _versions():
         "v5 split 3": functools.partial(sol.fp8_gemm_triton_v5, config=GemmConfig(5, 16, 32, 64, 4, 2, split_k=3)),
         "v5 tma split 2": functools.partial(sol.fp8_gemm_triton_v5,
                                             config=GemmConfig(5, 32, 64, 32, 4, 2, split_k=2, tma=True)),
+        # K slices of 2-4 steps of 32 (split 2 at K = 144 and 208), promoted every 2 steps.
+        "v5 split 2 promoted every 2 steps": functools.partial(
+            sol.fp8_gemm_triton_v5, config=GemmConfig(5, 16, 32, 32, 4, 2, split_k=2, promote_every=2)),
         "v3 fast-acc": functools.partial(sol.fp8_gemm_triton_v3, config=GemmConfig(3, 32, 32, 64, 4, 2, promote=False)),
         "v2 small tiles": functools.partial(sol.fp8_gemm_triton_v2, config=GemmConfig(2, 16, 32, 32, 4, 2, group_m=2)),
         # v3 itself (the interpreter has tensor descriptors; the rung falls back to v2 without a
         # TMA GPU), promoting every 4 K steps of 32: K = 208 leaves 3 steps after the last
         # promotion, K = 96 never reaches one.
-        "v3 promoted every 4 steps": lambda a, b, sa, sb, out_dtype=torch.bfloat16: sol._launch(
-            a, b, sa, sb, out_dtype, GemmConfig(3, 32, 32, 32, 4, 2, promote_every=4)),
+        "v3 promoted every 4 steps": functools.partial(_v3_itself, config=GemmConfig(3, 32, 32, 32, 4, 2, promote_every=4)),
     }
 
 
@@ -179,8 +189,8 @@ def test_small_m_pick_on_132_sms_is_one_wave(m):
 @pytest.mark.parametrize("m", [1, 16, 64, 128])
 def test_small_m_pick_is_the_plan_with_the_measured_corrections(m):
     # pick_config = the v5 plan, v4 where the plan is left with 64-deep K at M <= 64, the 32-wide
-    # tile widened and TMA at 128-token tiles with 7 stages of 128-deep K (each measured on the
-    # H200 in the sweep around the plan).
+    # tile widened, TMA at 128-token tiles with 7 stages of 128-deep K, and from 64-token tiles on
+    # a promotion every 1024 of K (each measured on the H200 against the plan).
     import dataclasses
 
     from grading.specs.fp8_gemm import LLAMA_NK
@@ -193,6 +203,8 @@ def test_small_m_pick_is_the_plan_with_the_measured_corrections(m):
             want = dataclasses.replace(want, block_n=64, num_stages=want.num_stages - 2, split_k=1)
         elif want.block_m == 128 and want.block_k == 128 and want.num_stages >= 5:
             want = dataclasses.replace(want, tma=True)
+        if want.variant == 5 and want.block_m >= 64:  # promotion every 1024 of K
+            want = dataclasses.replace(want, promote_every=1024 // want.block_k)
         assert pick_config(m, n, k, sms=132) == want, (n, k)
 
 
