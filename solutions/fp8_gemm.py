@@ -245,10 +245,10 @@ def fp8_quantize_triton(x: torch.Tensor, per_token: bool) -> tuple[torch.Tensor,
 # truncates (so does Ada's): `acc = tl.dot(a, b, acc)` over K = 28672 drifts by percents. Every
 # version here promotes instead (PROMOTE): each BLOCK_K step's product starts from zero and is
 # added to the fp32 accumulator in the CUDA cores, as cuBLASLt does by default (CUTLASS and
-# DeepGEMM promote every 128 of K too). v3 can also let the tensor cores carry the sum for
+# DeepGEMM promote every 128 of K too). v3 and v5 can also let the tensor cores carry the sum for
 # PROMOTE_EVERY steps between promotions: the error then stays that of a PROMOTE_EVERY-step sum
-# however long K is, and the pipe drains once per PROMOTE_EVERY steps (pick_config, M > 128). The
-# fast variant is kept for the notebook's measurement.
+# however long K is, and the pipe drains once per PROMOTE_EVERY steps (pick_config: every 1024 of
+# K from 64-token tiles on). The fast variant is kept for the notebook's measurement.
 
 @triton.jit
 def _tile_acc(a_ptr, b_ptr, offs_m, offs_n, M, N, K, k_start, k_end,
@@ -716,10 +716,11 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
     # pipe each time: the sum must be out of the wgmma registers before the FADDs, so the next
     # wgmma waits. Carried 8 steps (1024 of K) between promotions and with 5 stages the kernel ran
     # 0.89-0.98x torch._scaled_mm against 0.70-0.75x (H200, benchmarks/h200_session10/call3,
-    # six Llama shapes at M = 4096 and 8192): 8 truncating steps per partial sum, whatever K,
-    # against every step of K for fast accumulation (emulated error 8e-4 relative L2 at K = 28672,
-    # under bf16's own rounding; fast accumulation 2e-2). A 256-deep K step promoted each time, or
-    # flattening the loops, ran 0.79-0.88x; Triton's warp specialization of the tile loop gained
+    # six Llama shapes at M = 4096 and 8192): 32 truncating wgmma steps per partial sum, whatever
+    # K, against all of K's for fast accumulation (on the H200, relative L2 error against float64
+    # 5.4e-4 at K = 1024-28672, under bf16's own rounding; fast accumulation 4.4e-3 at 28672 and
+    # growing: chapter 02, section 7). A 256-deep K step promoted each time, or
+    # flattening the loops, ran 0.76-0.88x; Triton's warp specialization of the tile loop gained
     # nothing (call1).
     return GemmConfig(3, 128, 128, 128, num_warps=8, num_stages=5, group_m=8, promote_every=8)
 
