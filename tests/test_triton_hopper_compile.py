@@ -1,10 +1,11 @@
-"""The fp8 GEMM's Triton kernels compiled for Hopper (sm_90a) without a GPU.
+"""Reference Triton kernels compiled for Hopper (sm_90) without a GPU: the fp8 GEMM and quantizer,
+RMSNorm.
 
 Triton's interpreter, which runs the kernels everywhere else in CI, executes them as NumPy and does
 not type-check them; the compiler does (a variable that is a pointer on one path and a tensor on
-another, say). So the kernels the H200 runs are compiled here, for sm_90, in a child process with
-real @triton.jit kernels (KL_FORCE_GPU=1 keeps the interpreter off), with the constexpr
-combinations the rung launches.
+another, say: the H200 refused such a kernel that the interpreter ran). So the kernels the GPU
+runs are compiled here, for sm_90, in a child process with real @triton.jit kernels
+(KL_FORCE_GPU=1 keeps the interpreter off), with constexpr combinations their launchers use.
 """
 import json
 import os
@@ -17,18 +18,18 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 _CHILD = r'''
-import json, sys
+import importlib, json, sys
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
-from solutions import fp8_gemm as sol
 
-POINTERS = {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv", "y_ptr": "*bf16", "sa_ptr": "*fp32",
-            "sb_ptr": "*fp32", "ws_ptr": "*fp32", "count_ptr": "*i32"}
 results = {}
-for name, kernel, constexprs, options in json.loads(sys.argv[1]):
-    fn = getattr(sol, kernel)
-    signature = {a: POINTERS.get(a, "constexpr" if a in constexprs else "i32") for a in fn.arg_names}
+for name, module, kernel, pointers, constexprs, options in json.loads(sys.argv[1]):
+    fn = getattr(importlib.import_module(module), kernel)
+    # Pointers as given, constexprs as given, every other argument a 32-bit integer or, for eps,
+    # a float.
+    signature = {a: pointers.get(a) or ("constexpr" if a in constexprs else "fp32" if a == "eps" else "i32")
+                 for a in fn.arg_names}
     try:
         triton.compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs),
                        target=GPUTarget("cuda", 90, 32), options=options)
@@ -38,23 +39,47 @@ for name, kernel, constexprs, options in json.loads(sys.argv[1]):
 print(json.dumps(results))
 '''
 
+_GEMM_PTRS = {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv", "y_ptr": "*bf16", "sa_ptr": "*fp32", "sb_ptr": "*fp32",
+              "ws_ptr": "*fp32", "count_ptr": "*i32"}
 _COMMON = {"ROW_A": False, "ROW_B": True, "PROMOTE": True}
+_TILE = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 128}
+_FP8 = "solutions.fp8_gemm"
+_RMS = "solutions.rmsnorm"
+_RMS_PTRS = {p: "*bf16" for p in ("x_ptr", "res_ptr", "w_ptr", "y_ptr", "h_ptr")}
+_QUANT_PTRS = {"x_ptr": "*bf16", "q_ptr": "*fp8e4nv", "scale_ptr": "*fp32", "amax_ptr": "*fp32"}
 _KERNELS = [
-    ("v3, promoted every 128", "_fp8_gemm_v3_kernel",
-     {**_COMMON, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 128, "GROUP_M": 8, "NUM_PROGRAMS": 132,
-      "FLATTEN": False, "PROMOTE_EVERY": 1}, {"num_warps": 8, "num_stages": 4}),
-    ("v3, promoted every 1024 (the pick)", "_fp8_gemm_v3_kernel",
-     {**_COMMON, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 128, "GROUP_M": 8, "NUM_PROGRAMS": 132,
-      "FLATTEN": False, "PROMOTE_EVERY": 8}, {"num_warps": 8, "num_stages": 5}),
-    ("v5, split-K 2, promoted every 1024", "_fp8_gemm_v5_kernel",
+    ("fp8_gemm v1", _FP8, "_fp8_gemm_v1_kernel", _GEMM_PTRS, {**_COMMON, **_TILE}, {"num_warps": 8, "num_stages": 4}),
+    ("fp8_gemm v2", _FP8, "_fp8_gemm_v2_kernel", _GEMM_PTRS, {**_COMMON, **_TILE, "GROUP_M": 8},
+     {"num_warps": 8, "num_stages": 4}),
+    ("fp8_gemm v3, promoted every 128", _FP8, "_fp8_gemm_v3_kernel", _GEMM_PTRS,
+     {**_COMMON, **_TILE, "GROUP_M": 8, "NUM_PROGRAMS": 132, "FLATTEN": False, "PROMOTE_EVERY": 1},
+     {"num_warps": 8, "num_stages": 4}),
+    ("fp8_gemm v3, promoted every 1024 (the pick)", _FP8, "_fp8_gemm_v3_kernel", _GEMM_PTRS,
+     {**_COMMON, **_TILE, "GROUP_M": 8, "NUM_PROGRAMS": 132, "FLATTEN": False, "PROMOTE_EVERY": 8},
+     {"num_warps": 8, "num_stages": 5}),
+    ("fp8_gemm v4, split-K 4", _FP8, "_fp8_gemm_v4_kernel", {**_GEMM_PTRS, "y_ptr": "*fp32"},
+     {**_COMMON, "BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 256, "SPLIT_K": 4}, {"num_warps": 4, "num_stages": 4}),
+    ("fp8_gemm v5, split-K 2, promoted every 1024", _FP8, "_fp8_gemm_v5_kernel", _GEMM_PTRS,
      {**_COMMON, "BLOCK_N": 64, "BLOCK_M": 64, "BLOCK_K": 256, "SPLIT_K": 2, "TMA": False, "PROMOTE_EVERY": 4},
      {"num_warps": 4, "num_stages": 5}),
-    ("v5, TMA, split-K 2, promoted every 1024", "_fp8_gemm_v5_kernel",
+    ("fp8_gemm v5, TMA, split-K 2, promoted every 1024", _FP8, "_fp8_gemm_v5_kernel", _GEMM_PTRS,
      {**_COMMON, "BLOCK_N": 64, "BLOCK_M": 128, "BLOCK_K": 128, "SPLIT_K": 2, "TMA": True, "PROMOTE_EVERY": 8},
      {"num_warps": 4, "num_stages": 7}),
-    ("v5, 16 tokens, promoted every step", "_fp8_gemm_v5_kernel",
+    ("fp8_gemm v5, 16 tokens, promoted every step", _FP8, "_fp8_gemm_v5_kernel", _GEMM_PTRS,
      {**_COMMON, "BLOCK_N": 64, "BLOCK_M": 16, "BLOCK_K": 256, "SPLIT_K": 1, "TMA": False, "PROMOTE_EVERY": 1},
      {"num_warps": 4, "num_stages": 6}),
+    ("fp8_quantize amax", _FP8, "_amax_kernel", {"x_ptr": "*bf16", "amax_ptr": "*fp32"},
+     {"BLOCK_M": 4, "BLOCK_N": 1024}, {"num_warps": 4}),
+    ("fp8_quantize per token, one pass", _FP8, "_quantize_kernel", _QUANT_PTRS,
+     {"PER_TOKEN": True, "BLOCK_M": 1, "BLOCK_N": 4096, "ONE_PASS": True}, {"num_warps": 8}),
+    ("fp8_quantize per tensor, chunked", _FP8, "_quantize_kernel", _QUANT_PTRS,
+     {"PER_TOKEN": False, "BLOCK_M": 1, "BLOCK_N": 2048, "ONE_PASS": False}, {"num_warps": 8}),
+    ("rmsnorm, one pass", _RMS, "_rmsnorm_kernel", _RMS_PTRS,
+     {"HAS_RESIDUAL": False, "BLOCK_M": 1, "BLOCK_N": 4096, "ONE_PASS": True}, {"num_warps": 16}),
+    ("fused_add_rmsnorm, rows sharing a program", _RMS, "_rmsnorm_kernel", _RMS_PTRS,
+     {"HAS_RESIDUAL": True, "BLOCK_M": 32, "BLOCK_N": 128, "ONE_PASS": True}, {"num_warps": 4}),
+    ("fused_add_rmsnorm, two passes", _RMS, "_rmsnorm_kernel", _RMS_PTRS,
+     {"HAS_RESIDUAL": True, "BLOCK_M": 1, "BLOCK_N": 8192, "ONE_PASS": False}, {"num_warps": 16}),
 ]
 
 
@@ -70,5 +95,5 @@ def compiled():
 
 
 @pytest.mark.parametrize("name", [k[0] for k in _KERNELS])
-def test_fp8_gemm_kernel_compiles_for_sm90(compiled, name):
+def test_kernel_compiles_for_sm90(compiled, name):
     assert compiled[name] == "ok", compiled[name]
