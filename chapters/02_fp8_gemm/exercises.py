@@ -97,7 +97,8 @@ def _fp8_gemm_kernel(a_ptr, b_ptr, y_ptr, sa_ptr, sb_ptr, M, N, K,
     #       acc += tl.dot(a, b)   (a fresh product per step added in fp32: "promotion"; see the notebook)
     #   Epilogue: acc * scale_a (per row when ROW_A, else scale_a[0]) * scale_b (per column when
     #   ROW_B), stored as y_ptr.dtype.element_ty with a mask.
-    # Then make it fast: grouped tile order, persistent programs, TMA, split-K for small M.
+    # Then make it fast: grouped tile order, persistent programs, TMA, split-K for small M, and a
+    # promotion every few K steps rather than every one (section 7: what it costs in accuracy).
     pass
 
 
