@@ -1,5 +1,4 @@
-"""Reference Triton kernels compiled for Hopper (sm_90) without a GPU: the fp8 GEMM and quantizer,
-RMSNorm.
+"""The reference Triton kernels compiled for Hopper (sm_90) without a GPU.
 
 Triton's interpreter, which runs the kernels everywhere else in CI, executes them as NumPy and does
 not type-check them; the compiler does (a variable that is a pointer on one path and a tensor on
@@ -24,12 +23,10 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
 results = {}
-for name, module, kernel, pointers, constexprs, options in json.loads(sys.argv[1]):
+for name, module, kernel, types, constexprs, options in json.loads(sys.argv[1]):
     fn = getattr(importlib.import_module(module), kernel)
-    # Pointers as given, constexprs as given, every other argument a 32-bit integer or, for eps,
-    # a float.
-    signature = {a: pointers.get(a) or ("constexpr" if a in constexprs else "fp32" if a == "eps" else "i32")
-                 for a in fn.arg_names}
+    # Pointers and float scalars as given, constexprs as given, every other argument a 32-bit integer.
+    signature = {a: types.get(a) or ("constexpr" if a in constexprs else "i32") for a in fn.arg_names}
     try:
         triton.compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs),
                        target=GPUTarget("cuda", 90, 32), options=options)
@@ -45,7 +42,11 @@ _COMMON = {"ROW_A": False, "ROW_B": True, "PROMOTE": True}
 _TILE = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 128}
 _FP8 = "solutions.fp8_gemm"
 _RMS = "solutions.rmsnorm"
-_RMS_PTRS = {p: "*bf16" for p in ("x_ptr", "res_ptr", "w_ptr", "y_ptr", "h_ptr")}
+_RMS_PTRS = {**{p: "*bf16" for p in ("x_ptr", "res_ptr", "w_ptr", "y_ptr", "h_ptr")}, "eps": "fp32"}
+_DECODE = "solutions.paged_decode"
+_DECODE_TYPES = {"q_ptr": "*bf16", "k_ptr": "*bf16", "v_ptr": "*bf16", "bt_ptr": "*i32", "lens_ptr": "*i32",
+                 "out_ptr": "*bf16", "part_o_ptr": "*fp32", "part_lse_ptr": "*fp32", "qk_scale": "fp32"}
+_DECODE_PLAN = {"GROUP": 4, "HEAD_DIM": 128, "KV_PACK": 1, "PAGE": 16, "BLOCK_N": 64, "DOT_PRECISION": "tf32"}
 _QUANT_PTRS = {"x_ptr": "*bf16", "q_ptr": "*fp8e4nv", "scale_ptr": "*fp32", "amax_ptr": "*fp32"}
 _KERNELS = [
     ("fp8_gemm v1", _FP8, "_fp8_gemm_v1_kernel", _GEMM_PTRS, {**_COMMON, **_TILE}, {"num_warps": 8, "num_stages": 4}),
@@ -74,6 +75,19 @@ _KERNELS = [
      {"PER_TOKEN": True, "BLOCK_M": 1, "BLOCK_N": 4096, "ONE_PASS": True}, {"num_warps": 8}),
     ("fp8_quantize per tensor, chunked", _FP8, "_quantize_kernel", _QUANT_PTRS,
      {"PER_TOKEN": False, "BLOCK_M": 1, "BLOCK_N": 2048, "ONE_PASS": False}, {"num_warps": 8}),
+    ("paged_decode, split", _DECODE, "_paged_decode_split_kernel", _DECODE_TYPES,
+     {**_DECODE_PLAN, "GROUP_PAD": 16, "ONE_SPLIT": False}, {"num_warps": 4, "num_stages": 3}),
+    ("paged_decode, one split, two kv heads a program", _DECODE, "_paged_decode_split_kernel", _DECODE_TYPES,
+     {**_DECODE_PLAN, "HEAD_DIM": 64, "KV_PACK": 2, "GROUP_PAD": 16, "BLOCK_N": 128, "ONE_SPLIT": True},
+     {"num_warps": 4, "num_stages": 3}),
+    ("paged_decode, merge", _DECODE, "_paged_decode_merge_kernel",
+     {"part_o_ptr": "*fp32", "part_lse_ptr": "*fp32", "out_ptr": "*bf16"}, {"HEAD_DIM": 128, "BLOCK_S": 16},
+     {"num_warps": 4}),
+    ("silu_mul, rows", "solutions.silu_mul", "_silu_mul_kernel",
+     {"gate_ptr": "*bf16", "up_ptr": "*bf16", "out_ptr": "*bf16"}, {"BLOCK": 1024}, {"num_warps": 4}),
+    ("silu_mul, flat, 64-bit offsets", "solutions.silu_mul", "_silu_mul_flat_kernel",
+     {"gate_ptr": "*bf16", "up_ptr": "*bf16", "out_ptr": "*bf16"}, {"BLOCK": 1024, "INT64": True},
+     {"num_warps": 4}),
     ("rmsnorm, one pass", _RMS, "_rmsnorm_kernel", _RMS_PTRS,
      {"HAS_RESIDUAL": False, "BLOCK_M": 1, "BLOCK_N": 4096, "ONE_PASS": True}, {"num_warps": 16}),
     ("fused_add_rmsnorm, rows sharing a program", _RMS, "_rmsnorm_kernel", _RMS_PTRS,
