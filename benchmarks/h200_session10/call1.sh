@@ -5,12 +5,7 @@
 # warp sums in the block reduction; cand_b: the same with 2 packs per thread up to 4096 rows), at
 # the decode sizes, the large sizes, and fused at the decode sizes.
 set -uo pipefail
-export PYTHONUNBUFFERED=1 KL_CACHE_DIR=$PWD/.kl_cache
-step() { local name=$1 limit=$2; shift 2; local t0=$SECONDS
-  timeout "$limit" "$@" > "$OUT/$name.txt" 2>&1; echo "== $name: exit $? in $((SECONDS - t0)) s"; }
-C=benchmarks/h200_session10
-# The candidates are kept as patches against csrc/rmsnorm.cu and rmsnorm_launch.cuh as they were then:
-cand() { mkdir -p $C/cand_$1 && cp csrc/rmsnorm.cu csrc/rmsnorm_launch.cuh $C/cand_$1/ && patch -s -d $C/cand_$1 < $C/cand_$1.patch; }
+source benchmarks/h200_session10/lib.sh
 for c in a b; do cand $c; done
 CANDS=$C/cand_a,$C/cand_b
 ONLY="ref cuda,ref triton,compile static,cuda from"

@@ -4,12 +4,7 @@
 # flattened or not); CUDA rmsnorm cand_c (16 warps at few rows, one pack per thread with the
 # weight held, as the Triton rung) beside the reference build, rmsnorm and fused, decode sizes.
 set -uo pipefail
-export PYTHONUNBUFFERED=1 KL_CACHE_DIR=$PWD/.kl_cache
-step() { local name=$1 limit=$2; shift 2; local t0=$SECONDS
-  timeout "$limit" "$@" > "$OUT/$name.txt" 2>&1; echo "== $name: exit $? in $((SECONDS - t0)) s"; }
-C=benchmarks/h200_session10
-# The candidates are kept as patches against csrc/rmsnorm.cu and rmsnorm_launch.cuh as they were then:
-cand() { mkdir -p $C/cand_$1 && cp csrc/rmsnorm.cu csrc/rmsnorm_launch.cuh $C/cand_$1/ && patch -s -d $C/cand_$1 < $C/cand_$1.patch; }
+source benchmarks/h200_session10/lib.sh
 for c in c; do cand $c; done
 ONLY="ref cuda,ref triton,compile static,cuda from"
 step fp8_gemm_variants_large 240 python3 benchmarks/fp8_gemm_variants.py --large --json $OUT/fp8_gemm_variants_large.json

@@ -3,8 +3,6 @@
 # loops not flattened (flattening cost the conditional promotion a quarter in call 2): every 2,
 # 4, 8 steps of 128, 4-6 stages; every 2 and 4 steps of 256.
 set -uo pipefail
-export PYTHONUNBUFFERED=1 KL_CACHE_DIR=$PWD/.kl_cache
-step() { local name=$1 limit=$2; shift 2; local t0=$SECONDS
-  timeout "$limit" "$@" > "$OUT/$name.txt" 2>&1; echo "== $name: exit $? in $((SECONDS - t0)) s"; }
+source benchmarks/h200_session10/lib.sh
 step fp8_gemm_variants_large 240 python3 benchmarks/fp8_gemm_variants.py --large --json $OUT/fp8_gemm_variants_large.json
-python3 benchmarks/h200_session10/large_table.py $OUT/fp8_gemm_variants_large.json
+python3 $C/large_table.py $OUT/fp8_gemm_variants_large.json

@@ -6,9 +6,8 @@
 # (the first run lacked it; its CUTLASS step was run again with it).
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --no-cache-dir --target /tmp/site .whl/nvidia_cutlass*.whl >/dev/null 2>&1
-export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 KL_CACHE_DIR=$PWD/.kl_cache
-step() { local name=$1 limit=$2; shift 2; local t0=$SECONDS
-  timeout "$limit" "$@" > "$OUT/$name.txt" 2>&1; echo "== $name: exit $? in $((SECONDS - t0)) s"; }
+export PYTHONPATH=/tmp/site
+source benchmarks/h200_session10/lib.sh
 # The CUTLASS library compiles (CPU) while the Triton rung is checked (GPU).
 step build_cutlass 300 python3 -c "import sys; sys.path.insert(0, '.'); from pathlib import Path; from benchmarks.fp8_gemm_cutlass_check import _load; _load(Path('csrc/fp8_gemm_cutlass.cu'))" &
 step check_fp8_gemm_triton 300 python3 -m grading check fp8_gemm --rung triton --solutions --seed 10 --json $OUT/check_fp8_gemm_triton.json

@@ -4,9 +4,8 @@
 # notebook executed on these results.
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 KL_CACHE_DIR=$PWD/.kl_cache
-step() { local name=$1 limit=$2; shift 2; local t0=$SECONDS
-  timeout "$limit" "$@" > "$OUT/$name.txt" 2>&1; echo "== $name: exit $? in $((SECONDS - t0)) s"; }
+export PYTHONPATH=/tmp/site
+source benchmarks/h200_session10/lib.sh
 step fp8_gemm_bench 420 python3 -m grading bench fp8_gemm --rungs triton cuda --json $OUT/fp8_gemm_bench.json --plot $OUT/fp8_gemm_roofline_H200.png
 cp $OUT/fp8_gemm_bench.json $OUT/fp8_gemm_bench.md benchmarks/ 2>/dev/null
 cp benchmarks/fp8_quantize_bench.json $OUT/

@@ -1,0 +1,9 @@
+# Sourced by this session's call scripts (run from the repository root, $OUT set by the machine).
+export PYTHONUNBUFFERED=1 KL_CACHE_DIR=$PWD/.kl_cache
+C=benchmarks/h200_session10
+# step NAME LIMIT CMD...: CMD's output to $OUT/NAME.txt, at most LIMIT seconds, its exit status printed.
+step() { local name=$1 limit=$2; shift 2; local t0=$SECONDS
+  timeout "$limit" "$@" > "$OUT/$name.txt" 2>&1; echo "== $name: exit $? in $((SECONDS - t0)) s"; }
+# cand X: the folder $C/cand_X, csrc/rmsnorm.cu and rmsnorm_launch.cuh with cand_X.patch applied
+# (the candidates are kept as patches against those files as they were then).
+cand() { mkdir -p $C/cand_$1 && cp csrc/rmsnorm.cu csrc/rmsnorm_launch.cuh $C/cand_$1/ && patch -s -d $C/cand_$1 < $C/cand_$1.patch; }
