@@ -541,6 +541,11 @@ def _fp8_gemm_v5_kernel(
         tl.store(y_ptr + yt_offs, acc.to(y_ptr.dtype.element_ty), mask=mask)
 
 
+# K elements the tensor cores sum between fp32 promotions in the picked configurations (see
+# pick_config): 32 wgmma steps of 32.
+_PROMOTE_K = 1024
+
+
 @dataclasses.dataclass(frozen=True)
 class GemmConfig:
     """One launch configuration; `variant` is the kernel version (1-5)."""
@@ -710,7 +715,7 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
         # against 0.60-0.87x promoting every step (128 x 4096 x 14336: 26.5 against 32.2 µs);
         # M = 64 0.72-1.12x against 0.72-1.10x.
         if cfg.block_m >= 64:
-            cfg = dataclasses.replace(cfg, promote_every=max(1, 1024 // cfg.block_k))
+            cfg = dataclasses.replace(cfg, promote_every=max(1, _PROMOTE_K // cfg.block_k))
         return cfg
     # M > 128: the tensor cores' throughput decides. Promoting every K step (128) drains their
     # pipe each time: the sum must be out of the wgmma registers before the FADDs, so the next
@@ -722,7 +727,7 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
     # growing: chapter 02, section 7). A 256-deep K step promoted each time, or
     # flattening the loops, ran 0.76-0.88x; Triton's warp specialization of the tile loop gained
     # nothing (call1).
-    return GemmConfig(3, 128, 128, 128, num_warps=8, num_stages=5, group_m=8, promote_every=8)
+    return GemmConfig(3, 128, 128, 128, num_warps=8, num_stages=5, group_m=8, promote_every=_PROMOTE_K // 128)
 
 
 def _split_k(cfg: GemmConfig, m: int, n: int, k: int, sms: int) -> int:
