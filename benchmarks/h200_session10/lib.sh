@@ -1,6 +1,6 @@
-# Sourced by this session's call scripts (run from the repository root, $OUT set by the machine).
+# Sourced by the call scripts of this session and later ones (run from the repository root, $OUT set by the machine).
 export PYTHONUNBUFFERED=1 KL_CACHE_DIR=$PWD/.kl_cache
-C=benchmarks/h200_session10
+C=$(dirname "${BASH_SOURCE[1]}")  # the folder of the call script that sources this
 # step NAME LIMIT CMD...: CMD's output to $OUT/NAME.txt, at most LIMIT seconds, its exit status printed.
 step() { local name=$1 limit=$2; shift 2; local t0=$SECONDS
   timeout "$limit" "$@" > "$OUT/$name.txt" 2>&1; echo "== $name: exit $? in $((SECONDS - t0)) s"; }
