@@ -78,7 +78,7 @@ __device__ __forceinline__ float block_sum(float v, float* warp_sums) {
 // PACKS of them): neighbouring lanes read neighbouring 16-byte packs, so a warp reads 512
 // contiguous bytes per instruction. VEC = elements per pack: 16 / sizeof(T) when the launcher
 // found every row start 16-byte aligned, 1 otherwise. kAdd: fused_add_rmsnorm.
-template <typename T, int VEC, int PACKS, bool kAdd>
+template <typename T, int VEC, int PACKS, bool kAdd, bool kBlockRow>
 __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     const T* __restrict__ x,         // row r at x + r * x_row_stride, n contiguous elements
     const T* __restrict__ residual,  // row r at residual + r * residual_row_stride (kAdd only)
@@ -90,19 +90,25 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     int64_t x_row_stride,            // elements; a multiple of VEC unless rows == 1
     int64_t residual_row_stride,     // elements; a multiple of VEC unless rows == 1
     float eps,                       // added to the mean of squares
-    int threads_per_row) {           // a power of two <= 32 (rows share a block) or blockDim.x
+    int threads_per_row,             // a power of two <= 32 (rows share a block) or blockDim.x
+    float inv_n) {                   // 1 / n, rounded once on the host (no division per row)
   using Pack = KlPack<T, VEC>;
   const int n_packs = n / VEC;
   const int tail = n - n_packs * VEC;  // the last n % VEC elements, in no pack
-  const int lane = threadIdx.x % threads_per_row;
-  const int rows_per_block = blockDim.x / threads_per_row;
+  // Lane and row within the block without an integer division (a dozen dependent instructions
+  // ahead of the first load, when threads_per_row was divided at run time): kBlockRow, one row
+  // per block, is a template parameter; otherwise threads_per_row is a power of two.
+  const int shift = __ffs(threads_per_row) - 1;  // log2(threads_per_row) when !kBlockRow
+  const int lane = kBlockRow ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x) & (threads_per_row - 1);
+  const int rows_per_block = kBlockRow ? 1 : static_cast<int>(blockDim.x) >> shift;
+  const int row_in_block = kBlockRow ? 0 : static_cast<int>(threadIdx.x) >> shift;
   __shared__ float warp_sums[32];
 
   // `first` is the same for every thread of the block, so all of them run the same iterations
   // and reach every shuffle and barrier; a thread whose row is past the end just idles.
   for (int64_t first = int64_t(blockIdx.x) * rows_per_block; first < rows;
        first += int64_t(gridDim.x) * rows_per_block) {
-    const int64_t row = first + threadIdx.x / threads_per_row;
+    const int64_t row = first + row_in_block;
     const bool active = row < rows;
     const Pack* xp = reinterpret_cast<const Pack*>(x + row * x_row_stride);
     const Pack* wp = reinterpret_cast<const Pack*>(weight);
@@ -115,13 +121,13 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
       const int p = lane + k * threads_per_row;
       if (active && p < n_packs) v[k] = xp[p];
     }
-    // The weight. With 2 packs per thread it is loaded now, with the row, into registers held
-    // across the reduction: 2 packs is the launcher's plan for long rows when rows <= kFewRows
+    // The weight. With 1 or 2 packs per thread it is loaded now, with the row, into registers
+    // held across the reduction: that is the launcher's plan for long rows when rows <= kFewRows
     // (decode, small batches), where the weight is in no cache yet and a load issued after the
     // reduction would be a second DRAM round trip (~1 µs at M = 1). With 4 packs (many rows) it is
     // read in step 4 instead, from L1/L2 by then: holding it would cost 16 more registers per
-    // thread, and with them occupancy. (With 1 pack, ptxas spilled the held weight.)
-    constexpr bool kWeightEarly = PACKS == 2;
+    // thread, and with them occupancy.
+    constexpr bool kWeightEarly = PACKS <= 2;
     Pack w[PACKS];  // unused, and removed by the compiler, when the weight is read late
     if constexpr (kWeightEarly) {
 #pragma unroll
@@ -179,9 +185,10 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     }
 
     // 3. The row's total, on every lane of the row. Short rows stay inside a warp.
-    ss = threads_per_row <= 32 ? group_sum(ss, threads_per_row) : block_sum(ss, warp_sums);
+    if constexpr (kBlockRow) ss = block_sum(ss, warp_sums);
+    else ss = group_sum(ss, threads_per_row);
     // rsqrtf (not fast-math) is within 2 ulp. A zero row gives rsqrt(eps): finite, y = 0.
-    const float rstd = rsqrtf(ss / static_cast<float>(n) + eps);
+    const float rstd = rsqrtf(ss * inv_n + eps);
 
     // 4. Normalize from registers; x is not read again.
     Pack* yp = reinterpret_cast<Pack*>(y + row * n);

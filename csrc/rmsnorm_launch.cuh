@@ -5,10 +5,12 @@
 //
 // The including file defines first, in its anonymous namespace:
 //   kMaxThreads                              the largest block launched (the kernels' __launch_bounds__)
-//   _rmsnorm_kernel<T, VEC, PACKS, kAdd>     PACKS = 1, 2, 4 (8 when VEC == 1) packs per lane and
+//   _rmsnorm_kernel<T, VEC, PACKS, kAdd, kBlockRow>
+//                                            PACKS = 1, 2, 4 (8 when VEC == 1) packs per lane and
 //                                            threads_per_row lanes per row: 1..32 (a power of two)
-//                                            in blocks of kRowsBlockThreads, or one row per block
-//                                            of 128..kMaxThreads threads (whole warps)
+//                                            in blocks of kRowsBlockThreads, or (kBlockRow) one row
+//                                            per block of 128..kMaxThreads threads (whole warps);
+//                                            its last argument is 1 / n
 //   _rmsnorm_streaming_kernel<T, VEC, kAdd>  longer rows: one row per block of kMaxThreads threads
 // T: float, __half or __nv_bfloat16. VEC: kl_vec16<T> when every row start is 16-byte aligned,
 // else 1. Grids stop at kMaxGrid blocks; the kernels loop over the rows past it.
@@ -27,13 +29,21 @@ namespace {
 constexpr int kRowsBlockThreads = 256;
 // A grid-stride loop over rows covers anything past gridDim.x's limit.
 constexpr int64_t kMaxGrid = 2147483647;
-// Up to this many rows (decode, small batches: about a block per SM or fewer), long rows get at
-// most 2 packs per thread, twice the threads: twice the warps issuing a row's loads, and room
-// for the reference kernel to load the weight with the row rather than after the reduction.
+// Up to this many rows (decode, small batches: about a block per SM or fewer), long rows get
+// kFewRowPacks packs per thread (below) and more threads: more warps issuing a row's loads, and
+// room for the reference kernel to load the weight with the row rather than after the reduction.
 // Not more: with 4096 (H200, same run as a copy of the same bytes) rmsnorm at 4096 x 8192 fell
 // from 0.98x that copy to 0.73x, at 4096 x 4096 from 0.90x to 0.85x, whether the weight was held
 // across the reduction or read after it (benchmarks/h200_session9/call5, call6).
 constexpr int64_t kFewRows = 1024;
+
+// Packs per thread at few rows, where a block's time is one warp's path from its first load to
+// its last store: the shorter each warp's share of the row, the sooner it is done. rmsnorm: 1 (a
+// row of 4096 bf16 over 512 threads); on an H200 at 1-256 x 4096 1.75-3.08 µs against 1.86-3.24
+// with 2 packs, and level with torch.compile (benchmarks/h200_session11, call 3). The fused kernel
+// loads and stores twice as much per pack, and ran slower with 1 (1.95 against 1.75 µs at 1 x 4096).
+template <bool kAdd>
+constexpr int kFewRowPacks = kAdd ? 2 : 1;
 
 // Packs (VEC-element accesses) a thread keeps in registers, at most: 4 x 16 B = 64 B of x per
 // thread on the vector path. A bf16 row of 8192 then takes 256 threads; at ~64 registers an SM
@@ -48,8 +58,15 @@ void launch_resident(const T* x, const T* residual, const T* weight, T* y, T* h,
                      int threads, int threads_per_row, cudaStream_t stream) {
   const int rows_per_block = threads / threads_per_row;
   const int64_t blocks = std::min<int64_t>(kl_cdiv<int64_t>(rows, rows_per_block), kMaxGrid);
-  _rmsnorm_kernel<T, VEC, PACKS, kAdd><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
-      x, residual, weight, y, h, rows, n, x_row_stride, residual_row_stride, eps, threads_per_row);
+  const float inv_n = 1.0f / static_cast<float>(n);
+  const unsigned grid = static_cast<unsigned>(blocks);
+  if (threads_per_row == threads) {  // one row per block
+    _rmsnorm_kernel<T, VEC, PACKS, kAdd, true><<<grid, threads, 0, stream>>>(
+        x, residual, weight, y, h, rows, n, x_row_stride, residual_row_stride, eps, threads_per_row, inv_n);
+  } else {
+    _rmsnorm_kernel<T, VEC, PACKS, kAdd, false><<<grid, threads, 0, stream>>>(
+        x, residual, weight, y, h, rows, n, x_row_stride, residual_row_stride, eps, threads_per_row, inv_n);
+  }
 }
 
 // Picks the kernel, the block size and the lanes per row from n.
@@ -71,9 +88,12 @@ void launch_rows(const T* x, const T* residual, const T* weight, T* y, T* h, int
     // Long rows: a block per row, kPacks packs per thread (bf16 N = 4096 -> 128 threads, 8192
     // -> 256, 32768 -> 1024), whole warps for the block reduction, and at least 4 of them: a
     // 2048-element bf16 row gets 128 threads x 2 packs rather than 64 x 4, its loads issued by
-    // twice as many warps. Few rows: at most 2 packs per thread (N = 4096 -> 256 threads).
+    // twice as many warps. Few rows: kFewRowPacks packs per thread, as many threads as that
+    // takes up to kMaxThreads (rmsnorm at N = 4096: 512 threads of 1 pack; fused: 256 of 2).
     threads = std::max(128, 32 * kl_cdiv(kl_cdiv(n_packs, kPacks), 32));
-    if (rows <= kFewRows) threads = std::max(threads, std::min(kMaxThreads, 32 * kl_cdiv(kl_cdiv(n_packs, 2), 32)));
+    if (rows <= kFewRows) {
+      threads = std::max(threads, std::min(kMaxThreads, 32 * kl_cdiv(kl_cdiv(n_packs, kFewRowPacks<kAdd>), 32)));
+    }
     packs = kl_next_pow2(kl_cdiv(n_packs, threads));
     threads_per_row = threads;
   } else {

@@ -67,7 +67,8 @@ __device__ __forceinline__ float block_sum(float v, float* warp_sums) {
 
 // One row per group of `threads_per_row` lanes, the row held in registers.
 // Lane l of a row owns packs p = l + k * threads_per_row for k = 0 .. PACKS - 1 (p < n / VEC).
-template <typename T, int VEC, int PACKS, bool kAdd>
+// kBlockRow: one row per block (threads_per_row == blockDim.x), known at compile time.
+template <typename T, int VEC, int PACKS, bool kAdd, bool kBlockRow>
 __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     const T* __restrict__ x,         // row r at x + r * x_row_stride, n contiguous elements
     const T* __restrict__ residual,  // row r at residual + r * residual_row_stride (kAdd only)
@@ -79,12 +80,15 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     int64_t x_row_stride,            // elements; a multiple of VEC unless rows == 1
     int64_t residual_row_stride,     // elements; a multiple of VEC unless rows == 1
     float eps,                       // added to the mean of squares
-    int threads_per_row) {           // a power of two <= 32 (rows share a block) or blockDim.x
+    int threads_per_row,             // a power of two <= 32 (rows share a block) or blockDim.x
+    float inv_n) {                   // 1 / n, rounded once on the host
   // TODO: write this kernel, then delete the next line (it tells the grader the stub is unwritten).
 #define KL_STUB_NOT_IMPLEMENTED 1
   //
   // using Pack = KlPack<T, VEC>;  (16 bytes on the vector path: one load instruction)
-  // lane = threadIdx.x % threads_per_row; rows_per_block = blockDim.x / threads_per_row.
+  // lane = threadIdx.x % threads_per_row; rows_per_block = blockDim.x / threads_per_row
+  // (kBlockRow: lane = threadIdx.x, one row per block; otherwise threads_per_row is a power of
+  // two, so a mask and a shift do it without a division).
   // Loop: for (int64_t first = blockIdx.x * rows_per_block; first < rows;
   //            first += gridDim.x * rows_per_block), all in int64_t (offsets pass 2^31).
   //   `first` is the same for the whole block, so every thread reaches every shuffle and
@@ -96,8 +100,8 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
   //     The tail, when VEC > 1: the last n % VEC elements belong to no pack. Lanes take them one
   //     at a time (i = lane; i < n % VEC; i += threads_per_row), add them to ss (kAdd: form and
   //     store h for them too).
-  //  3. ss = threads_per_row <= 32 ? group_sum(ss, threads_per_row) : block_sum(ss, warp_sums)
-  //     (declare `__shared__ float warp_sums[32];` at the top), rstd = rsqrtf(ss / n + eps).
+  //  3. ss = kBlockRow ? block_sum(ss, warp_sums) : group_sum(ss, threads_per_row)
+  //     (declare `__shared__ float warp_sums[32];` at the top), rstd = rsqrtf(ss * inv_n + eps).
   //  4. y = to_float(v) * rstd * to_float(weight), from registers, weight read as packs too;
   //     store with from_float<T>(). The tail: read x (or the h this thread stored) again.
 }
@@ -127,9 +131,10 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_streaming_kernel(
 
 // The launchers rmsnorm.h declares, the same as the reference's. They launch the kernels above
 // by these names and template parameters:
-//   _rmsnorm_kernel<T, VEC, PACKS, kAdd>     PACKS = 1, 2, 4 (8 when VEC == 1); short rows in
+//   _rmsnorm_kernel<T, VEC, PACKS, kAdd, kBlockRow>
+//                                            PACKS = 1, 2, 4 (8 when VEC == 1); short rows in
 //                                            blocks of 256 threads, 1..32 lanes per row; long rows
-//                                            one per block of 128..kMaxThreads threads
+//                                            (kBlockRow) one per block of 128..kMaxThreads threads
 //   _rmsnorm_streaming_kernel<T, VEC, kAdd>  rows past kMaxThreads x 4 packs, kMaxThreads threads
 // VEC: 16 / sizeof(T) when every row start is 16-byte aligned, else 1.
 #include "rmsnorm_launch.cuh"
