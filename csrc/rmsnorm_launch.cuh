@@ -42,6 +42,8 @@ constexpr int64_t kFewRows = 1024;
 // row of 4096 bf16 over 512 threads); on an H200 at 1-256 x 4096 1.75-3.08 µs against 1.86-3.24
 // with 2 packs, and level with torch.compile (benchmarks/h200_session11, call 3). The fused kernel
 // loads and stores twice as much per pack, and ran slower with 1 (1.95 against 1.75 µs at 1 x 4096).
+// Open: at N = 8192 one pack is 1024 threads, and the kernel's 38 registers leave room for one such
+// block per SM, so 256 x 8192 takes two waves (5.1 µs against 4.2 with 2 packs; call 4).
 template <bool kAdd>
 constexpr int kFewRowPacks = kAdd ? 2 : 1;
 

@@ -476,3 +476,37 @@ def test_fp8_check_catches_a_wrong_scale_and_a_wrong_rounding():
     truncated = torch.where(q.float().abs() > 64, q.float() * 0.9, q.float()).to(torch.float8_e4m3fn)
     bad = lessons.fp8_check(truncated, scale, x, w)
     assert not bad.ok and bad.worst > 1 and str(bad).endswith("FAIL")
+
+
+# --- the chapters' saved source excerpts ---------------------------------------------------------
+
+def _excerpt_cells():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("refresh_bench_cells", lessons.REPO / "benchmarks" / "refresh_bench_cells.py")
+    refresh = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(refresh)
+    for path in sorted((lessons.REPO / "chapters").glob("*/*.ipynb")):
+        nb = json.loads(path.read_text())
+        for i, cell in enumerate(nb["cells"]):
+            source = "".join(cell["source"])
+            if (cell["cell_type"] == "code" and "lessons.excerpt" in source
+                    and not any(s in source for s in refresh.SCOREBOARD) and refresh._re_renderable(source)):
+                yield refresh, path, i, cell
+
+
+def test_saved_source_excerpts_match_the_files():
+    # A chapter's excerpt cells print lines of repository files with their line numbers; the
+    # notebook is committed with a GPU run's outputs, so an edit to an excerpted file leaves the
+    # saved text stale until `benchmarks/refresh_bench_cells.py NOTEBOOK CELL` re-renders it.
+    stale, seen, namespaces = [], 0, {}
+    for refresh, path, i, cell in _excerpt_cells():
+        seen += 1
+        # One namespace a notebook, cells in order: a later cell may use a path an earlier one named.
+        namespace = namespaces.setdefault(path, {"lessons": lessons, "ROOT": lessons.REPO})
+        now = refresh.run_cell("".join(cell["source"]), namespace)
+        saved = [{"name": o.get("name"), "text": o.get("text")} for o in cell["outputs"]]
+        if [{"name": o.get("name"), "text": o.get("text")} for o in now] != saved:
+            stale.append(f"{path.relative_to(lessons.REPO)} cell {i}")
+    assert seen >= 10, f"found only {seen} excerpt cells: has the cell format changed?"
+    assert not stale, ("saved excerpts differ from the files: " + ", ".join(stale)
+                       + " (re-render with benchmarks/refresh_bench_cells.py NOTEBOOK CELL)")
