@@ -7,7 +7,7 @@
 The bench's graph timing says the CUDA rung's kernel takes 0.1-0.4 µs longer than the Triton
 rung's at 1-256 x 4096 (bf16); the kernels' own durations and where their warps stall tell
 whether that time is in the kernel (and in what) or around it. Each kernel runs 3 times on
-fresh inputs after a warm-up pass; 64 other input sets are touched in between, as the bench's
+fresh inputs after a warm-up pass; the other 63 input sets are touched in between, as the bench's
 rotation does, so L2 holds what it holds in the bench.
 """
 import argparse
