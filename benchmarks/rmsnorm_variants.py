@@ -98,6 +98,15 @@ def triton_plan(block_m, warps, fused, chunk=None):
     return with_residual if fused else plain
 
 
+def cuda_build(folder: str, fused: bool):
+    """rmsnorm (or fused_add_rmsnorm) from the rmsnorm.cu and rmsnorm_launch.cuh in `folder`,
+    built beside the reference one, called as the rung is (eps = 1e-6)."""
+    ops = sol.load_cuda_ops(Path(folder) / "rmsnorm.cu")
+    if fused:
+        return lambda x, r, w: ops.fused_add_rmsnorm(x, r, w, 1e-6)
+    return lambda x, w: ops.rmsnorm(x, w, 1e-6)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
@@ -120,9 +129,7 @@ def main():
                  "F.rms_norm": lambda x, w: F.rms_norm(x, (x.shape[-1],), w, 1e-6)}
         ref_fn = spec_module.rmsnorm_ref
     for folder in args.cuda_from.split(",") if args.cuda_from else ():
-        other = sol.load_cuda_ops(Path(folder) / "rmsnorm.cu")
-        impls[f"cuda from {folder}"] = ((lambda o: lambda x, r, w: o.fused_add_rmsnorm(x, r, w, 1e-6)) if args.fused
-                                        else (lambda o: lambda x, w: o.rmsnorm(x, w, 1e-6)))(other)
+        impls[f"cuda from {folder}"] = cuda_build(folder, args.fused)
     impls.update({f"triton BLOCK_M={m} warps={w}": triton_plan(m, w, args.fused) for m, w in plans})
     if args.small:
         impls.update({f"triton 2 passes chunk={c} warps={w}": triton_plan(1, w, args.fused, c)

@@ -19,6 +19,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import grading  # noqa: E402,F401
 from grading.specs import rmsnorm as spec_module  # noqa: E402
+from benchmarks.rmsnorm_variants import cuda_build  # noqa: E402
 from solutions import rmsnorm as sol  # noqa: E402
 
 
@@ -35,10 +36,7 @@ def main():
         impls = {"ref triton": sol.rmsnorm_triton, "ref cuda": sol.rmsnorm_cuda,
                  "compile static": spec_module.rmsnorm_compile_static}
     for folder in filter(None, args.cuda_from.split(",")):
-        o = sol.load_cuda_ops(Path(folder) / "rmsnorm.cu")
-        impls[f"cuda from {Path(folder).name}"] = (
-            (lambda o: lambda x, r, w: o.fused_add_rmsnorm(x, r, w, 1e-6)) if args.fused
-            else (lambda o: lambda x, w: o.rmsnorm(x, w, 1e-6)))(o)
+        impls[f"cuda from {Path(folder).name}"] = cuda_build(folder, args.fused)
     for shape in args.shapes.split(","):
         m, n = map(int, shape.split("x"))
         sets = []
