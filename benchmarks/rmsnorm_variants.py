@@ -1,4 +1,5 @@
-"""rmsnorm launch plans, timed side by side in one run against static torch.compile.
+"""rmsnorm launch plans, timed side by side in one run against torch.compile (the compiled rung, the
+bench's baseline, and static shapes).
 
     python benchmarks/rmsnorm_variants.py [--json PATH] [--fused] [--small] [--cuda-from DIR[,DIR...]]
                                           [--inductor-code PATH] [--only PREFIXES]
@@ -121,10 +122,12 @@ def main():
     shapes, plans = (SMALL_SHAPES, SMALL_PLANS) if args.small else (SHAPES, PLANS)
     if args.fused:
         impls = {"ref triton": sol.fused_add_rmsnorm_triton, "ref cuda": sol.fused_add_rmsnorm_cuda,
+                 "ref compiled": sol.fused_add_rmsnorm_compiled,
                  "compile static": spec_module.fused_add_rmsnorm_compile_static}
         ref_fn = spec_module.fused_add_rmsnorm_ref
     else:
         impls = {"ref triton": sol.rmsnorm_triton, "ref cuda": sol.rmsnorm_cuda,
+                 "ref compiled": sol.rmsnorm_compiled,  # the bench's baseline (dims marked dynamic)
                  "compile static": spec_module.rmsnorm_compile_static,
                  "F.rms_norm": lambda x, w: F.rms_norm(x, (x.shape[-1],), w, 1e-6)}
         ref_fn = spec_module.rmsnorm_ref
