@@ -61,7 +61,10 @@ __device__ __forceinline__ float group_sum(float v, int width) {
 
 // Sum of v over the whole block (blockDim.x a multiple of 32), returned to every thread: each
 // warp reduces with shuffles, then every warp reads the (at most 32) warp sums from shared memory
-// and reduces them the same way, so all threads get identical bits without a third barrier.
+// and reduces them the same way, so all threads get identical bits. One barrier per row: the
+// caller alternates between two halves of warp_sums[64] from one row to the next, so a warp that
+// runs ahead into the next row writes the other half while slower warps still read this one
+// (and the barrier of that next row orders the reuse of this half two rows later).
 __device__ __forceinline__ float block_sum(float v, float* warp_sums) {
   const int lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
@@ -69,16 +72,14 @@ __device__ __forceinline__ float block_sum(float v, float* warp_sums) {
   if (lane == 0) warp_sums[warp] = v;
   __syncthreads();
   v = lane < static_cast<int>(blockDim.x / 32) ? warp_sums[lane] : 0.0f;
-  v = group_sum(v, 32);
-  __syncthreads();  // every warp has read warp_sums before the next row writes it again
-  return v;
+  return group_sum(v, 32);
 }
 
 // The row in registers. Lane l of a row's group owns packs l, l + threads_per_row, ... (at most
 // PACKS of them): neighbouring lanes read neighbouring 16-byte packs, so a warp reads 512
 // contiguous bytes per instruction. VEC = elements per pack: 16 / sizeof(T) when the launcher
 // found every row start 16-byte aligned, 1 otherwise. kAdd: fused_add_rmsnorm.
-template <typename T, int VEC, int PACKS, bool kAdd, bool kBlockRow>
+template <typename T, int VEC, int PACKS, bool kAdd, bool kBlockRow, bool kWeightEarly>
 __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     const T* __restrict__ x,         // row r at x + r * x_row_stride, n contiguous elements
     const T* __restrict__ residual,  // row r at residual + r * residual_row_stride (kAdd only)
@@ -102,7 +103,8 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
   const int lane = kBlockRow ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x) & (threads_per_row - 1);
   const int rows_per_block = kBlockRow ? 1 : static_cast<int>(blockDim.x) >> shift;
   const int row_in_block = kBlockRow ? 0 : static_cast<int>(threadIdx.x) >> shift;
-  __shared__ float warp_sums[32];
+  __shared__ float warp_sums[64];  // two halves, alternating rows (block_sum)
+  int half = 0;
 
   // `first` is the same for every thread of the block, so all of them run the same iterations
   // and reach every shuffle and barrier; a thread whose row is past the end just idles.
@@ -110,7 +112,12 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
        first += int64_t(gridDim.x) * rows_per_block) {
     const int64_t row = first + row_in_block;
     const bool active = row < rows;
-    const Pack* xp = reinterpret_cast<const Pack*>(x + row * x_row_stride);
+    // The row's starts: the only 64-bit arithmetic; offsets within a row are 32-bit (n is an int).
+    const T* x_row = x + row * x_row_stride;
+    const T* r_row = residual + (kAdd ? row * residual_row_stride : 0);
+    T* y_row = y + row * n;
+    T* h_row = h + (kAdd ? row * n : 0);
+    const Pack* xp = reinterpret_cast<const Pack*>(x_row);
     const Pack* wp = reinterpret_cast<const Pack*>(weight);
 
     // 1. Every load of the row is issued before any is used: PACKS 16-byte loads in flight per
@@ -121,13 +128,11 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
       const int p = lane + k * threads_per_row;
       if (active && p < n_packs) v[k] = xp[p];
     }
-    // The weight. With 1 or 2 packs per thread it is loaded now, with the row, into registers
-    // held across the reduction: that is the launcher's plan for long rows when rows <= kFewRows
-    // (decode, small batches), where the weight is in no cache yet and a load issued after the
-    // reduction would be a second DRAM round trip (~1 µs at M = 1). With 4 packs (many rows) it is
-    // read in step 4 instead, from L1/L2 by then: holding it would cost 16 more registers per
-    // thread, and with them occupancy.
-    constexpr bool kWeightEarly = PACKS <= 2;
+    // The weight. kWeightEarly (the launcher's plan for rows <= kFewRows, and for short rows of
+    // 1-2 packs): loaded now, with the row, into registers held across the reduction; at few rows
+    // the weight is in no cache yet and a load issued after the reduction would be a second DRAM
+    // round trip (~1 µs at M = 1). Otherwise it is read in step 4, from L1/L2 by then, and the
+    // registers it would hold go to occupancy.
     Pack w[PACKS];  // unused, and removed by the compiler, when the weight is read late
     if constexpr (kWeightEarly) {
 #pragma unroll
@@ -137,8 +142,8 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
       }
     }
     if constexpr (kAdd) {
-      const Pack* rp = reinterpret_cast<const Pack*>(residual + row * residual_row_stride);
-      Pack* hp = reinterpret_cast<Pack*>(h + row * n);
+      const Pack* rp = reinterpret_cast<const Pack*>(r_row);
+      Pack* hp = reinterpret_cast<Pack*>(h_row);
       Pack r[PACKS];
 #pragma unroll
       for (int k = 0; k < PACKS; ++k) {
@@ -173,11 +178,11 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     // time, read again in step 4 rather than held (it is in L1 by then).
     if constexpr (VEC > 1) {
       for (int i = lane; active && i < tail; i += threads_per_row) {
-        const int64_t c = int64_t(n_packs) * VEC + i;
-        float f = to_float(x[row * x_row_stride + c]);
+        const int c = n_packs * VEC + i;
+        float f = to_float(x_row[c]);
         if constexpr (kAdd) {
-          const T hv = from_float<T>(f + to_float(residual[row * residual_row_stride + c]));
-          h[row * n + c] = hv;
+          const T hv = from_float<T>(f + to_float(r_row[c]));
+          h_row[c] = hv;
           f = to_float(hv);
         }
         ss += f * f;
@@ -185,13 +190,16 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     }
 
     // 3. The row's total, on every lane of the row. Short rows stay inside a warp.
-    if constexpr (kBlockRow) ss = block_sum(ss, warp_sums);
+    if constexpr (kBlockRow) {
+      ss = block_sum(ss, warp_sums + half);
+      half ^= 32;
+    }
     else ss = group_sum(ss, threads_per_row);
     // rsqrtf (not fast-math) is within 2 ulp. A zero row gives rsqrt(eps): finite, y = 0.
     const float rstd = rsqrtf(ss * inv_n + eps);
 
     // 4. Normalize from registers; x is not read again.
-    Pack* yp = reinterpret_cast<Pack*>(y + row * n);
+    Pack* yp = reinterpret_cast<Pack*>(y_row);
 #pragma unroll
     for (int k = 0; k < PACKS; ++k) {
       const int p = lane + k * threads_per_row;
@@ -207,10 +215,10 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     }
     if constexpr (VEC > 1) {
       for (int i = lane; active && i < tail; i += threads_per_row) {
-        const int64_t c = int64_t(n_packs) * VEC + i;
+        const int c = n_packs * VEC + i;
         // h[c] was stored by this same thread in step 2.
-        const float f = kAdd ? to_float(h[row * n + c]) : to_float(x[row * x_row_stride + c]);
-        y[row * n + c] = from_float<T>(f * rstd * to_float(weight[c]));
+        const float f = kAdd ? to_float(h_row[c]) : to_float(x_row[c]);
+        y_row[c] = from_float<T>(f * rstd * to_float(weight[c]));
       }
     }
   }
@@ -236,7 +244,8 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_streaming_kernel(
   using Pack = KlPack<T, VEC>;
   const int n_packs = n / VEC;
   const int tail = n - n_packs * VEC;
-  __shared__ float warp_sums[32];
+  __shared__ float warp_sums[64];  // two halves, alternating rows (block_sum)
+  int half = 0;
 
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const Pack* xp = reinterpret_cast<const Pack*>(x + row * x_row_stride);
@@ -273,7 +282,8 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_streaming_kernel(
       }
     }
 
-    const float rstd = rsqrtf(block_sum(ss, warp_sums) / static_cast<float>(n) + eps);
+    const float rstd = rsqrtf(block_sum(ss, warp_sums + half) / static_cast<float>(n) + eps);
+    half ^= 32;
 
 #pragma unroll 4
     for (int p = threadIdx.x; p < n_packs; p += blockDim.x) {

@@ -5,12 +5,13 @@
 //
 // The including file defines first, in its anonymous namespace:
 //   kMaxThreads                              the largest block launched (the kernels' __launch_bounds__)
-//   _rmsnorm_kernel<T, VEC, PACKS, kAdd, kBlockRow>
+//   _rmsnorm_kernel<T, VEC, PACKS, kAdd, kBlockRow, kWeightEarly>
 //                                            PACKS = 1, 2, 4 (8 when VEC == 1) packs per lane and
 //                                            threads_per_row lanes per row: 1..32 (a power of two)
 //                                            in blocks of kRowsBlockThreads, or (kBlockRow) one row
 //                                            per block of 128..kMaxThreads threads (whole warps);
-//                                            its last argument is 1 / n
+//                                            its last argument is 1 / n; kWeightEarly: the weight
+//                                            loaded with the row rather than after the reduction
 //   _rmsnorm_streaming_kernel<T, VEC, kAdd>  longer rows: one row per block of kMaxThreads threads
 // T: float, __half or __nv_bfloat16. VEC: kl_vec16<T> when every row start is 16-byte aligned,
 // else 1. Grids stop at kMaxGrid blocks; the kernels loop over the rows past it.
@@ -42,10 +43,17 @@ constexpr int64_t kFewRows = 1024;
 // row of 4096 bf16 over 512 threads); on an H200 at 1-256 x 4096 1.75-3.08 µs against 1.86-3.24
 // with 2 packs, and level with torch.compile (benchmarks/h200_session11, call 3). The fused kernel
 // loads and stores twice as much per pack, and ran slower with 1 (1.95 against 1.75 µs at 1 x 4096).
-// Open: at N = 8192 one pack is 1024 threads, and the kernel's 38 registers leave room for one such
-// block per SM, so 256 x 8192 takes two waves (5.1 µs against 4.2 with 2 packs; call 4).
+// At N = 8192 one pack is 1024 threads: two such blocks share an SM only at 32 registers or fewer,
+// which the one-pack kernel keeps by computing its offsets within a row in 32 bits (38 registers
+// with 64-bit offsets: 256 x 8192 took two waves, 5.15 µs against 4.03; h200_session12, call 1).
 template <bool kAdd>
 constexpr int kFewRowPacks = kAdd ? 2 : 1;
+// Packs per thread past kFewRows, the weight read after the reduction: rmsnorm 2 (a row of 4096
+// bf16 over 256 threads, as the Triton rung's 8 warps; 32 registers, 8 blocks per SM), 4096 x 4096
+// in 19.2 µs against 19.6 with 4 packs over 128 threads (H200, same run: h200_session12, call 1);
+// fused 4.
+template <bool kAdd>
+constexpr int kManyRowPacks = kAdd ? 4 : 2;
 
 // Packs (VEC-element accesses) a thread keeps in registers, at most: 4 x 16 B = 64 B of x per
 // thread on the vector path. A bf16 row of 8192 then takes 256 threads; at ~64 registers an SM
@@ -63,10 +71,18 @@ void launch_resident(const T* x, const T* residual, const T* weight, T* y, T* h,
   const float inv_n = 1.0f / static_cast<float>(n);
   const unsigned grid = static_cast<unsigned>(blocks);
   if (threads_per_row == threads) {  // one row per block
-    _rmsnorm_kernel<T, VEC, PACKS, kAdd, true><<<grid, threads, 0, stream>>>(
-        x, residual, weight, y, h, rows, n, x_row_stride, residual_row_stride, eps, threads_per_row, inv_n);
-  } else {
-    _rmsnorm_kernel<T, VEC, PACKS, kAdd, false><<<grid, threads, 0, stream>>>(
+    // The weight loaded with the row at few rows (see _rmsnorm_kernel); never with 4 packs, which
+    // would spill holding it too (and so that kernel is not even instantiated).
+    constexpr bool kEarlyFits = PACKS <= 2;
+    if (kEarlyFits && rows <= kFewRows) {
+      _rmsnorm_kernel<T, VEC, PACKS, kAdd, true, kEarlyFits><<<grid, threads, 0, stream>>>(
+          x, residual, weight, y, h, rows, n, x_row_stride, residual_row_stride, eps, threads_per_row, inv_n);
+    } else {
+      _rmsnorm_kernel<T, VEC, PACKS, kAdd, true, false><<<grid, threads, 0, stream>>>(
+          x, residual, weight, y, h, rows, n, x_row_stride, residual_row_stride, eps, threads_per_row, inv_n);
+    }
+  } else {  // short rows, several per block: the weight with the row at 1-2 packs
+    _rmsnorm_kernel<T, VEC, PACKS, kAdd, false, (PACKS <= 2)><<<grid, threads, 0, stream>>>(
         x, residual, weight, y, h, rows, n, x_row_stride, residual_row_stride, eps, threads_per_row, inv_n);
   }
 }
@@ -87,15 +103,14 @@ void launch_rows(const T* x, const T* residual, const T* weight, T* y, T* h, int
     packs = kl_next_pow2(kl_cdiv(n_packs, threads_per_row));
     threads = kRowsBlockThreads;
   } else if (n_packs <= kMaxThreads * kPacks) {
-    // Long rows: a block per row, kPacks packs per thread (bf16 N = 4096 -> 128 threads, 8192
-    // -> 256, 32768 -> 1024), whole warps for the block reduction, and at least 4 of them: a
-    // 2048-element bf16 row gets 128 threads x 2 packs rather than 64 x 4, its loads issued by
-    // twice as many warps. Few rows: kFewRowPacks packs per thread, as many threads as that
-    // takes up to kMaxThreads (rmsnorm at N = 4096: 512 threads of 1 pack; fused: 256 of 2).
+    // Long rows: a block per row, whole warps for the block reduction and at least 4 of them,
+    // at most kPacks packs per thread (bf16 N = 32768 -> 1024 threads). Below that, the plan's
+    // packs per thread and as many threads as that takes, up to kMaxThreads: kFewRowPacks at
+    // few rows (N = 4096: rmsnorm 512 threads of 1 pack, fused 256 of 2), kManyRowPacks past
+    // them (rmsnorm 256 of 2, fused 128 of 4).
     threads = std::max(128, 32 * kl_cdiv(kl_cdiv(n_packs, kPacks), 32));
-    if (rows <= kFewRows) {
-      threads = std::max(threads, std::min(kMaxThreads, 32 * kl_cdiv(kl_cdiv(n_packs, kFewRowPacks<kAdd>), 32)));
-    }
+    const int plan_packs = rows <= kFewRows ? kFewRowPacks<kAdd> : kManyRowPacks<kAdd>;
+    threads = std::max(threads, std::min(kMaxThreads, 32 * kl_cdiv(kl_cdiv(n_packs, plan_packs), 32)));
     packs = kl_next_pow2(kl_cdiv(n_packs, threads));
     threads_per_row = threads;
   } else {

@@ -68,7 +68,9 @@ __device__ __forceinline__ float block_sum(float v, float* warp_sums) {
 // One row per group of `threads_per_row` lanes, the row held in registers.
 // Lane l of a row owns packs p = l + k * threads_per_row for k = 0 .. PACKS - 1 (p < n / VEC).
 // kBlockRow: one row per block (threads_per_row == blockDim.x), known at compile time.
-template <typename T, int VEC, int PACKS, bool kAdd, bool kBlockRow>
+// kWeightEarly: the launcher's hint to load the weight with the row (few rows, where it is in no
+// cache yet) rather than after the reduction; either order is correct.
+template <typename T, int VEC, int PACKS, bool kAdd, bool kBlockRow, bool kWeightEarly>
 __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     const T* __restrict__ x,         // row r at x + r * x_row_stride, n contiguous elements
     const T* __restrict__ residual,  // row r at residual + r * residual_row_stride (kAdd only)
@@ -131,7 +133,7 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_streaming_kernel(
 
 // The launchers rmsnorm.h declares, the same as the reference's. They launch the kernels above
 // by these names and template parameters:
-//   _rmsnorm_kernel<T, VEC, PACKS, kAdd, kBlockRow>
+//   _rmsnorm_kernel<T, VEC, PACKS, kAdd, kBlockRow, kWeightEarly>
 //                                            PACKS = 1, 2, 4 (8 when VEC == 1); short rows in
 //                                            blocks of 256 threads, 1..32 lanes per row; long rows
 //                                            (kBlockRow) one per block of 128..kMaxThreads threads
