@@ -61,10 +61,8 @@ __device__ __forceinline__ float group_sum(float v, int width) {
 
 // Sum of v over the whole block (blockDim.x a multiple of 32), returned to every thread: each
 // warp reduces with shuffles, then every warp reads the (at most 32) warp sums from shared memory
-// and reduces them the same way, so all threads get identical bits. One barrier per row: the
-// caller alternates between two halves of warp_sums[64] from one row to the next, so a warp that
-// runs ahead into the next row writes the other half while slower warps still read this one
-// (and the barrier of that next row orders the reuse of this half two rows later).
+// and reduces them the same way, so all threads get identical bits. No barrier after the reads:
+// warp_sums may be written again only past another barrier (RowSums below).
 __device__ __forceinline__ float block_sum(float v, float* warp_sums) {
   const int lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
@@ -74,6 +72,24 @@ __device__ __forceinline__ float block_sum(float v, float* warp_sums) {
   v = lane < static_cast<int>(blockDim.x / 32) ? warp_sums[lane] : 0.0f;
   return group_sum(v, 32);
 }
+
+// block_sum for a block that sums one row after another, with one barrier per row: two sets of
+// warp sums, used by alternate rows. A warp that runs ahead into the next row writes the other
+// set while slower warps still read this one, and reaching this set again takes the next row's
+// barrier, which every warp must have passed, so past their reads.
+class RowSums {
+ public:
+  __device__ explicit RowSums(float* shared64) : sums_(shared64) {}  // 64 floats of shared memory
+  __device__ __forceinline__ float operator()(float v) {
+    const float total = block_sum(v, sums_ + half_);
+    half_ ^= 32;
+    return total;
+  }
+
+ private:
+  float* sums_;
+  int half_ = 0;
+};
 
 // The row in registers. Lane l of a row's group owns packs l, l + threads_per_row, ... (at most
 // PACKS of them): neighbouring lanes read neighbouring 16-byte packs, so a warp reads 512
@@ -103,8 +119,8 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
   const int lane = kBlockRow ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x) & (threads_per_row - 1);
   const int rows_per_block = kBlockRow ? 1 : static_cast<int>(blockDim.x) >> shift;
   const int row_in_block = kBlockRow ? 0 : static_cast<int>(threadIdx.x) >> shift;
-  __shared__ float warp_sums[64];  // two halves, alternating rows (block_sum)
-  int half = 0;
+  __shared__ float warp_sums[64];
+  RowSums row_sum(warp_sums);
 
   // `first` is the same for every thread of the block, so all of them run the same iterations
   // and reach every shuffle and barrier; a thread whose row is past the end just idles.
@@ -190,10 +206,7 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     }
 
     // 3. The row's total, on every lane of the row. Short rows stay inside a warp.
-    if constexpr (kBlockRow) {
-      ss = block_sum(ss, warp_sums + half);
-      half ^= 32;
-    }
+    if constexpr (kBlockRow) ss = row_sum(ss);
     else ss = group_sum(ss, threads_per_row);
     // rsqrtf (not fast-math) is within 2 ulp. A zero row gives rsqrt(eps): finite, y = 0.
     const float rstd = rsqrtf(ss * inv_n + eps);
@@ -244,8 +257,8 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_streaming_kernel(
   using Pack = KlPack<T, VEC>;
   const int n_packs = n / VEC;
   const int tail = n - n_packs * VEC;
-  __shared__ float warp_sums[64];  // two halves, alternating rows (block_sum)
-  int half = 0;
+  __shared__ float warp_sums[64];
+  RowSums row_sum(warp_sums);
 
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const Pack* xp = reinterpret_cast<const Pack*>(x + row * x_row_stride);
@@ -282,8 +295,7 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_streaming_kernel(
       }
     }
 
-    const float rstd = rsqrtf(block_sum(ss, warp_sums + half) / static_cast<float>(n) + eps);
-    half ^= 32;
+    const float rstd = rsqrtf(row_sum(ss) / static_cast<float>(n) + eps);
 
 #pragma unroll 4
     for (int p = threadIdx.x; p < n_packs; p += blockDim.x) {
