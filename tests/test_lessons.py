@@ -2,6 +2,7 @@
 counterpart or says in one line why there is none. GPU: each trap shows up in the numbers."""
 import json
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -494,19 +495,41 @@ def _excerpt_cells():
                 yield refresh, path, i, cell
 
 
+class _MarkerCheckingLessons:
+    """`lessons` for the excerpt cells, noting each excerpt whose markers are not both in its file:
+    `lessons.excerpt` then shows the file's first lines instead, which no saved output reveals."""
+
+    def __init__(self, where: str, missing: list[str]):
+        self.where, self.missing = where, missing
+
+    def __getattr__(self, name):
+        return getattr(lessons, name)
+
+    def excerpt(self, path, first, last):
+        lines = Path(path).read_text().splitlines()
+        start = next((i for i, line in enumerate(lines) if first in line), None)
+        if start is None or not any(last in line for line in lines[start:]):
+            self.missing.append(f"{self.where}: {Path(path).name} from {first!r} to {last!r}")
+        return lessons.excerpt(path, first, last)
+
+
 def test_saved_source_excerpts_match_the_files():
     # A chapter's excerpt cells print lines of repository files with their line numbers; the
     # notebook is committed with a GPU run's outputs, so an edit to an excerpted file leaves the
-    # saved text stale until `benchmarks/refresh_bench_cells.py NOTEBOOK CELL` re-renders it.
-    stale, seen, namespaces = [], 0, {}
+    # saved text stale until `benchmarks/refresh_bench_cells.py NOTEBOOK CELL` re-renders it, and
+    # an edit that removes a marker makes the excerpt show the file's start instead.
+    stale, missing, seen, namespaces = [], [], 0, {}
     for refresh, path, i, cell in _excerpt_cells():
         seen += 1
+        where = f"{path.relative_to(lessons.REPO)} cell {i}"
         # One namespace a notebook, cells in order: a later cell may use a path an earlier one named.
-        namespace = namespaces.setdefault(path, {"lessons": lessons, "ROOT": lessons.REPO})
+        namespace = namespaces.setdefault(path, {"ROOT": lessons.REPO})
+        namespace["lessons"] = _MarkerCheckingLessons(where, missing)
         now = refresh.run_cell("".join(cell["source"]), namespace)
         saved = [{"name": o.get("name"), "text": o.get("text")} for o in cell["outputs"]]
         if [{"name": o.get("name"), "text": o.get("text")} for o in now] != saved:
-            stale.append(f"{path.relative_to(lessons.REPO)} cell {i}")
+            stale.append(where)
     assert seen >= 10, f"found only {seen} excerpt cells: has the cell format changed?"
+    assert not missing, "excerpt markers not found (the cell shows the file's start): " + "; ".join(missing)
     assert not stale, ("saved excerpts differ from the files: " + ", ".join(stale)
                        + " (re-render with benchmarks/refresh_bench_cells.py NOTEBOOK CELL)")
