@@ -55,6 +55,9 @@ constexpr int kMaxThreads = 1024;
 
 // Max of v over the whole block (blockDim.x a multiple of 32), returned to every thread: shuffles
 // inside each warp, then the warp maxima through shared memory. Every thread must call it.
+// kReuse: warp_max is written again for a next row, so a second barrier keeps a warp that runs
+// ahead from overwriting it while others still read; a block with one row skips it.
+template <bool kReuse>
 __device__ __forceinline__ float block_max(float v, float* warp_max) {
   for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -62,7 +65,7 @@ __device__ __forceinline__ float block_max(float v, float* warp_max) {
   __syncthreads();
   v = lane < blockDim.x / 32 ? warp_max[lane] : 0.0f;
   for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
-  __syncthreads();  // warp_max is reused by the next row
+  if constexpr (kReuse) __syncthreads();
   return v;
 }
 
@@ -144,8 +147,9 @@ __device__ __forceinline__ void store_e4m3(uint8_t* q, const KlPack<T, VEC>& p, 
 // Thread t owns packs t, t + blockDim.x, ..., so a warp reads 512 contiguous bytes per load.
 // Per tensor the blocks take the rows last to first: _amax_kernel read them first to last, so
 // the first rows here are the ones it read last, still in L2 (up to ~50 MB of x not read from
-// HBM twice).
-template <typename T, int VEC, int PACKS, bool kPerToken>
+// HBM twice). kExact (the launcher found k == blockDim.x x PACKS x VEC and a block for every row:
+// every Llama row): no guards and no row loop, one barrier.
+template <typename T, int VEC, int PACKS, bool kPerToken, bool kExact>
 __global__ void __launch_bounds__(kMaxThreads) _fp8_quantize_kernel(
     const T* __restrict__ x,       // row r at x + r * x_row_stride
     uint8_t* __restrict__ q,       // [rows, k] contiguous e4m3 bytes
@@ -157,29 +161,32 @@ __global__ void __launch_bounds__(kMaxThreads) _fp8_quantize_kernel(
   using Pack = KlPack<T, VEC>;
   __shared__ float warp_max[32];
   const int n_packs = k / VEC;
+  auto in_row = [&](int p) { return kExact || p < n_packs; };
   for (int64_t i = blockIdx.x; i < rows; i += gridDim.x) {  // uniform per block
     const int64_t row = kPerToken ? i : rows - 1 - i;
+    // The row's starts are the only 64-bit arithmetic; offsets within a row are 32-bit (k is an int).
     const Pack* xr = reinterpret_cast<const Pack*>(x + row * x_row_stride);
+    uint8_t* qr = q + row * k;
     Pack v[PACKS];
     float m = 0.0f;
 #pragma unroll
     for (int j = 0; j < PACKS; ++j) {  // every load issued before any is used
       const int p = threadIdx.x + j * blockDim.x;
-      if (p < n_packs) v[j] = load_pack(xr + p);
+      if (in_row(p)) v[j] = load_pack(xr + p);
     }
 #pragma unroll
     for (int j = 0; j < PACKS; ++j) {
-      if (threadIdx.x + j * blockDim.x < n_packs) m = pack_amax(v[j], m);
+      if (in_row(threadIdx.x + j * blockDim.x)) m = pack_amax(v[j], m);
     }
-    const float amax = kPerToken ? block_max(m, warp_max) : *amax_in;
+    const float amax = kPerToken ? block_max<!kExact>(m, warp_max) : *amax_in;
     const Scale sc = make_scale(amax);
-    uint8_t* qr = q + row * k;
 #pragma unroll
     for (int j = 0; j < PACKS; ++j) {
       const int p = threadIdx.x + j * blockDim.x;
-      if (p < n_packs) store_e4m3(qr + int64_t(p) * VEC, v[j], sc);
+      if (in_row(p)) store_e4m3(qr + p * VEC, v[j], sc);
     }
     if (kPerToken && threadIdx.x == 0) scale[row] = sc.s;
+    if constexpr (kExact) break;
   }
   if (!kPerToken && blockIdx.x == 0 && threadIdx.x == 0) scale[0] = fmaxf(*amax_in, kAmaxMin) / kE4m3Max;
 }
@@ -198,7 +205,7 @@ __global__ void __launch_bounds__(kMaxThreads) _fp8_quantize_streaming_kernel(
     if constexpr (kPerToken) {
       float m = 0.0f;
       for (int p = threadIdx.x; p < n_packs; p += blockDim.x) m = pack_amax(load_pack(xr + p), m);
-      amax = block_max(m, warp_max);
+      amax = block_max<true>(m, warp_max);
     } else {
       amax = *amax_in;
     }
@@ -241,7 +248,7 @@ __global__ void __launch_bounds__(256, 8) _amax_kernel(
       }
     }
   }
-  m = block_max(m, warp_max);
+  m = block_max<false>(m, warp_max);
   if (threadIdx.x == 0) atomicMax(reinterpret_cast<unsigned int*>(amax_out), __float_as_uint(m));
 }
 

@@ -5,7 +5,7 @@
 //
 // The including file defines first, in its anonymous namespace:
 //   kMaxThreads  the largest block launched (the kernels' __launch_bounds__)
-//   _fp8_quantize_kernel<T, VEC, PACKS, kPerToken>     one row per block of 32..kMaxThreads
+//   _fp8_quantize_kernel<T, VEC, PACKS, kPerToken, kExact>  one row per block of 32..kMaxThreads
 //       threads (whole warps), PACKS = 1, 2, 4 (8 when VEC == 1) packs per thread
 //   _fp8_quantize_streaming_kernel<T, VEC, kPerToken>  rows past kMaxThreads x 4 packs: one row
 //       per block of kMaxThreads threads
@@ -50,8 +50,15 @@ template <typename T, int VEC, int PACKS, bool kPerToken>
 void launch_resident(const T* x, uint8_t* q, float* scale, const float* amax, int64_t rows, int k,
                      int64_t x_row_stride, int threads, cudaStream_t stream) {
   const int64_t blocks = std::min<int64_t>(rows, kMaxGrid);
-  _fp8_quantize_kernel<T, VEC, PACKS, kPerToken><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
-      x, q, scale, amax, rows, k, x_row_stride);
+  // kExact: every thread's packs inside the row and a block per row (every Llama row).
+  constexpr bool kExactFits = VEC > 1;
+  if (kExactFits && k == threads * PACKS * VEC && rows <= kMaxGrid) {
+    _fp8_quantize_kernel<T, VEC, PACKS, kPerToken, kExactFits><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
+        x, q, scale, amax, rows, k, x_row_stride);
+  } else {
+    _fp8_quantize_kernel<T, VEC, PACKS, kPerToken, false><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
+        x, q, scale, amax, rows, k, x_row_stride);
+  }
 }
 
 template <typename T, int VEC, bool kPerToken>

@@ -94,8 +94,11 @@ class RowSums {
 // The row in registers. Lane l of a row's group owns packs l, l + threads_per_row, ... (at most
 // PACKS of them): neighbouring lanes read neighbouring 16-byte packs, so a warp reads 512
 // contiguous bytes per instruction. VEC = elements per pack: 16 / sizeof(T) when the launcher
-// found every row start 16-byte aligned, 1 otherwise. kAdd: fused_add_rmsnorm.
-template <typename T, int VEC, int PACKS, bool kAdd, bool kBlockRow, bool kWeightEarly>
+// found every row start 16-byte aligned, 1 otherwise. kAdd: fused_add_rmsnorm. kExact: the
+// launcher found that the plan covers the row exactly (n == blockDim.x x PACKS x VEC, a block per
+// row: every Llama row): every guard below folds to true, and the tail and the row loop go. At
+// 1 x 4096 bf16 that is 131 instructions from entry to the last store instead of ~190.
+template <typename T, int VEC, int PACKS, bool kAdd, bool kBlockRow, bool kWeightEarly, bool kExact>
 __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     const T* __restrict__ x,         // row r at x + r * x_row_stride, n contiguous elements
     const T* __restrict__ residual,  // row r at residual + r * residual_row_stride (kAdd only)
@@ -142,7 +145,7 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
 #pragma unroll
     for (int k = 0; k < PACKS; ++k) {
       const int p = lane + k * threads_per_row;
-      if (active && p < n_packs) v[k] = xp[p];
+      if (kExact || (active && p < n_packs)) v[k] = xp[p];
     }
     // The weight. kWeightEarly (the launcher's plan for rows <= kFewRows, and for short rows of
     // 1-2 packs): loaded now, with the row, into registers held across the reduction; at few rows
@@ -154,7 +157,7 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
 #pragma unroll
       for (int k = 0; k < PACKS; ++k) {
         const int p = lane + k * threads_per_row;
-        if (active && p < n_packs) w[k] = wp[p];
+        if (kExact || (active && p < n_packs)) w[k] = wp[p];
       }
     }
     if constexpr (kAdd) {
@@ -164,13 +167,13 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
 #pragma unroll
       for (int k = 0; k < PACKS; ++k) {
         const int p = lane + k * threads_per_row;
-        if (active && p < n_packs) r[k] = rp[p];
+        if (kExact || (active && p < n_packs)) r[k] = rp[p];
       }
       // h = x + residual rounded to T: it is an output, and y is the norm of this rounded h.
 #pragma unroll
       for (int k = 0; k < PACKS; ++k) {
         const int p = lane + k * threads_per_row;
-        if (active && p < n_packs) {
+        if (kExact || (active && p < n_packs)) {
           v[k] = add_rn(v[k], r[k]);
           hp[p] = v[k];
         }
@@ -182,7 +185,7 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
 #pragma unroll
     for (int k = 0; k < PACKS; ++k) {
       const int p = lane + k * threads_per_row;
-      if (active && p < n_packs) {
+      if (kExact || (active && p < n_packs)) {
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
           const float f = to_float(v[k].v[j]);
@@ -192,7 +195,7 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     }
     // The scalar tail (vector path only, at most VEC - 1 elements): one element per lane at a
     // time, read again in step 4 rather than held (it is in L1 by then).
-    if constexpr (VEC > 1) {
+    if constexpr (VEC > 1 && !kExact) {
       for (int i = lane; active && i < tail; i += threads_per_row) {
         const int c = n_packs * VEC + i;
         float f = to_float(x_row[c]);
@@ -216,7 +219,7 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
 #pragma unroll
     for (int k = 0; k < PACKS; ++k) {
       const int p = lane + k * threads_per_row;
-      if (active && p < n_packs) {
+      if (kExact || (active && p < n_packs)) {
         Pack wk;
         if constexpr (kWeightEarly) wk = w[k];
         else wk = wp[p];
@@ -226,7 +229,7 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
         yp[p] = out;
       }
     }
-    if constexpr (VEC > 1) {
+    if constexpr (VEC > 1 && !kExact) {
       for (int i = lane; active && i < tail; i += threads_per_row) {
         const int c = n_packs * VEC + i;
         // h[c] was stored by this same thread in step 2.
@@ -234,6 +237,10 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
         y_row[c] = from_float<T>(f * rstd * to_float(weight[c]));
       }
     }
+    // kExact kernels are launched with a block per row: one iteration, and without the loop the
+    // compiler keeps the weight's load beside the row's (hoisted out of a loop, its conversion
+    // waited for it before the row's load was even issued).
+    if constexpr (kExact) break;
   }
 }
 

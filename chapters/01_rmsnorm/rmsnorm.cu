@@ -70,7 +70,9 @@ __device__ __forceinline__ float block_sum(float v, float* warp_sums) {
 // kBlockRow: one row per block (threads_per_row == blockDim.x), known at compile time.
 // kWeightEarly: the launcher's hint to load the weight with the row (few rows, where it is in no
 // cache yet) rather than after the reduction; either order is correct.
-template <typename T, int VEC, int PACKS, bool kAdd, bool kBlockRow, bool kWeightEarly>
+// kExact: the launcher found every lane's PACKS packs inside the row (n == blockDim.x * PACKS *
+// VEC, one row per block, VEC > 1): the guards and the tail may be skipped. Ignoring it is correct.
+template <typename T, int VEC, int PACKS, bool kAdd, bool kBlockRow, bool kWeightEarly, bool kExact>
 __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
     const T* __restrict__ x,         // row r at x + r * x_row_stride, n contiguous elements
     const T* __restrict__ residual,  // row r at residual + r * residual_row_stride (kAdd only)
@@ -133,7 +135,7 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_streaming_kernel(
 
 // The launchers rmsnorm.h declares, the same as the reference's. They launch the kernels above
 // by these names and template parameters:
-//   _rmsnorm_kernel<T, VEC, PACKS, kAdd, kBlockRow, kWeightEarly>
+//   _rmsnorm_kernel<T, VEC, PACKS, kAdd, kBlockRow, kWeightEarly, kExact>
 //                                            PACKS = 1, 2, 4 (8 when VEC == 1); short rows in
 //                                            blocks of 256 threads, 1..32 lanes per row; long rows
 //                                            (kBlockRow) one per block of 128..kMaxThreads threads

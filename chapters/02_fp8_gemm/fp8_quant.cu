@@ -66,7 +66,9 @@ __device__ __forceinline__ void store_e4m3(uint8_t* q, const KlPack<T, VEC>& p, 
 
 // One block per row (grid-stride over rows past the grid limit), the row in registers.
 // Thread t owns packs t, t + blockDim.x, ..., so a warp reads 512 contiguous bytes per load.
-template <typename T, int VEC, int PACKS, bool kPerToken>
+// kExact: the launcher found k == blockDim.x * PACKS * VEC (VEC > 1) and a block for every row:
+// the guards and the row loop may be skipped. Ignoring it is correct.
+template <typename T, int VEC, int PACKS, bool kPerToken, bool kExact>
 __global__ void __launch_bounds__(kMaxThreads) _fp8_quantize_kernel(
     const T* __restrict__ x,       // row r at x + r * x_row_stride
     uint8_t* __restrict__ q,       // [rows, k] contiguous e4m3 bytes
@@ -115,7 +117,7 @@ __global__ void __launch_bounds__(kMaxThreads) _amax_kernel(
 
 // The launcher fp8_quant.h declares, the same as the reference's. It launches the kernels above
 // by these names and template parameters:
-//   _fp8_quantize_kernel<T, VEC, PACKS, kPerToken>     one row per block of 32..kMaxThreads
+//   _fp8_quantize_kernel<T, VEC, PACKS, kPerToken, kExact>  one row per block of 32..kMaxThreads
 //                                                      threads (whole warps), PACKS = 1, 2, 4
 //                                                      (8 when VEC == 1) packs per thread
 //   _fp8_quantize_streaming_kernel<T, VEC, kPerToken>  rows past kMaxThreads x 4 packs, one row
