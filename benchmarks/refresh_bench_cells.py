@@ -9,7 +9,9 @@ changes those files but not the notebook's saved outputs; this runs the given co
 with that same path, on any machine, and saves what they display: the cells' text and tables come
 from the committed JSON only. Source-excerpt cells (print(lessons.excerpt(...)) of a repository
 file, nothing else) print the same on any machine, so an edit to an excerpted file is re-rendered
-here too. Only those two kinds of cell are accepted.
+here too, and so do compile-report cells (`grading.cuda.compile_only`: nvcc's ptxas report for a
+fixed architecture, no GPU needed; the same nvcc version as the GPU machine's gives the same
+report). Only those three kinds of cell are accepted.
 """
 import argparse
 import ast
@@ -31,6 +33,8 @@ REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO / "benchmarks"
 # A scoreboard cell shows a bench result, live (run_bench) or committed (load_json).
 SCOREBOARD = ("lessons.run_bench", "lessons.load_json")
+# What a compile-report cell must not do besides compiling: run a kernel or touch the GPU.
+GPU_WORK = ("exercises.", "sol.", "DEVICE", "torch.cuda", "run_bench")
 
 
 def _is_excerpt_statement(node: ast.stmt) -> bool:
@@ -46,8 +50,10 @@ def _is_excerpt_statement(node: ast.stmt) -> bool:
 
 
 def _re_renderable(source: str) -> bool:
-    """A scoreboard cell, or a cell of source excerpts only."""
+    """A scoreboard cell, a compile-report cell, or a cell of source excerpts only."""
     if any(a in source for a in SCOREBOARD):
+        return True
+    if "compile_only(" in source and not any(a in source for a in GPU_WORK):
         return True
     return "lessons.excerpt" in source and all(_is_excerpt_statement(n) for n in ast.parse(source).body)
 
@@ -116,8 +122,8 @@ def main():
         cell = nb["cells"][i]
         source = "".join(cell["source"])
         if cell["cell_type"] != "code" or not _re_renderable(source):
-            sys.exit(f"cell {i} is neither a scoreboard cell (run_bench / load_json) nor a source excerpt: "
-                     "not re-rendered")
+            sys.exit(f"cell {i} is neither a scoreboard cell (run_bench / load_json), a compile report "
+                     "(compile_only) nor a source excerpt: not re-rendered")
         cell["outputs"] = run_cell(source, namespace)
         print(f"cell {i}: {len(cell['outputs'])} outputs")
     path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
