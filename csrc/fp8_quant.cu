@@ -148,7 +148,9 @@ __device__ __forceinline__ void store_e4m3(uint8_t* q, const KlPack<T, VEC>& p, 
 // Per tensor the blocks take the rows last to first: _amax_kernel read them first to last, so
 // the first rows here are the ones it read last, still in L2 (up to ~50 MB of x not read from
 // HBM twice). kExact (the launcher found k == blockDim.x x PACKS x VEC and a block for every row:
-// every Llama row): no guards and no row loop, one barrier.
+// every Llama row): no guards and no row loop, one barrier. On the H200, beside the kernel
+// without it in one run: 1 x 4096 1.36 µs against 1.71, 4096 x 4096 15.68 against 15.81
+// (benchmarks/h200_session13, call 1).
 template <typename T, int VEC, int PACKS, bool kPerToken, bool kExact>
 __global__ void __launch_bounds__(kMaxThreads) _fp8_quantize_kernel(
     const T* __restrict__ x,       // row r at x + r * x_row_stride
