@@ -93,11 +93,11 @@ class RowSums {
 
 // A 16-byte pack of x or the residual; kNoL1: loaded without allocating it in L1
 // (ld.global.nc.L1::no_allocate). The few-rows block-row kernels (rows <= kFewRows) read their
-// rows this way: on an H200, beside the same kernel with ordinary loads in one run
-// (h200_session13, calls 3 and 4), rmsnorm 0.15-0.2 µs faster at 256 x 4096, 64 x 8192 and
-// 256 x 8192, the fused kernel 0.2-0.25 µs faster at 64-256 rows, and level at 1-16 rows. With
-// many rows the same loads ran 5% slower (16384 x 4096: 70.2 µs against 66.5), so those kernels
-// keep ordinary loads.
+// rows this way. On an H200, beside the same kernel with ordinary loads in one run
+// (benchmarks/h200_session13, calls 3 and 4): rmsnorm 0.15-0.2 µs faster at 256 x 4096,
+// 64 x 8192 and 256 x 8192, the fused kernel 0.2-0.25 µs faster at 64-256 rows, and at 1-16 rows
+// within what moves between runs. With many rows the same loads ran 5% slower (16384 x 4096:
+// 70.2 µs against 66.5), so those kernels keep ordinary loads.
 template <bool kNoL1, typename P>
 __device__ __forceinline__ P load_row_pack(const P* p) {
   if constexpr (kNoL1 && sizeof(P) == 16) {
