@@ -44,6 +44,11 @@ SMALL_PLANS = [(1, 4), (1, 8), (1, 16), (2, 8), (2, 16)]
 
 # Two passes over the row in chunks, as Inductor's looped reduction does at M <= 256: (chunk, warps).
 SMALL_TWO_PASS = [(1024, 4), (1024, 8), (2048, 8)]
+# Cache hints on the Triton rung's loads of x and the residual, its own plan otherwise: (load
+# modifier, eviction policy). Triton has no load without L1 allocation (the CUDA rung's, 0.15-0.25
+# µs faster at 64-256 rows: h200_session13, call 4); ".cg" (L2 only, LDG.E.128.STRONG.GPU),
+# "evict_first" and ".cs" (both LDG.E.EF.128 on sm_90) are its nearest.
+SMALL_ROW_HINTS = [(".cg", ""), ("", "evict_first"), (".cs", "")]
 # Inductor's own structure for fused_add_rmsnorm (h_store_kernel below): (rows, chunk, warps).
 SMALL_H_STORE = [(1, 1024, 4), (1, 2048, 8), (1, 4096, 16), (2, 1024, 8), (2, 2048, 8), (4, 512, 4), (4, 1024, 8)]
 
@@ -86,15 +91,15 @@ def h_store_plan(block_m, chunk, warps):
     return fn
 
 
-def triton_plan(block_m, warps, fused, chunk=None):
+def triton_plan(block_m, warps, fused, chunk=None, row_hints=("", "")):
     def plain(x, w):
         y = torch.empty_like(x)
-        sol._launch(x, None, w, 1e-6, y, None, block_m=block_m, num_warps=warps, chunk=chunk)
+        sol._launch(x, None, w, 1e-6, y, None, block_m=block_m, num_warps=warps, chunk=chunk, row_hints=row_hints)
         return y
 
     def with_residual(x, r, w):
         y, h = torch.empty_like(x), torch.empty_like(x)
-        sol._launch(x, r, w, 1e-6, y, h, block_m=block_m, num_warps=warps, chunk=chunk)
+        sol._launch(x, r, w, 1e-6, y, h, block_m=block_m, num_warps=warps, chunk=chunk, row_hints=row_hints)
         return y, h
     return with_residual if fused else plain
 
@@ -137,6 +142,8 @@ def main():
     if args.small:
         impls.update({f"triton 2 passes chunk={c} warps={w}": triton_plan(1, w, args.fused, c)
                       for c, w in SMALL_TWO_PASS})
+        impls.update({f"triton hints {c or '-'} {e or '-'}": triton_plan(None, None, args.fused, row_hints=(c, e))
+                      for c, e in SMALL_ROW_HINTS})
         if args.fused:
             impls.update({f"h stored, read back: BLOCK_M={m} chunk={c} warps={w}": h_store_plan(m, c, w)
                           for m, c, w in SMALL_H_STORE})

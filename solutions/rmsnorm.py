@@ -123,6 +123,12 @@ def _rmsnorm_kernel(
     BLOCK_M: tl.constexpr,         # rows per program
     BLOCK_N: tl.constexpr,         # columns per tile: the whole (padded) row when ONE_PASS
     ONE_PASS: tl.constexpr,        # the row fits in registers
+    # Cache hints for the one-pass loads of x and the residual ("" = none, the plan's choice):
+    # a load modifier (".cg": L2 only) and an eviction policy ("evict_first"). Overrides for
+    # benchmarks/rmsnorm_variants.py, which times them at decode sizes, where the CUDA rung's
+    # loads without L1 allocation ran 0.15-0.25 µs faster (benchmarks/h200_session13, call 4).
+    ROW_CACHE: tl.constexpr = "",
+    ROW_EVICT: tl.constexpr = "",
 ):
     # 64-bit before multiplying by the row stride: 32768 rows × 65536 columns passes 2^31.
     rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)  # [BLOCK_M]
@@ -140,9 +146,11 @@ def _rmsnorm_kernel(
     # unaligned slice gets its own, scalar, compilation.
     if ONE_PASS:
         mask = row_mask & (cols[None, :] < n_cols)  # [BLOCK_M, BLOCK_N]
-        v = tl.load(x_rows + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+        v = tl.load(x_rows + cols[None, :], mask=mask, other=0.0, cache_modifier=ROW_CACHE,
+                    eviction_policy=ROW_EVICT).to(tl.float32)
         if HAS_RESIDUAL:
-            r = tl.load(r_rows + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+            r = tl.load(r_rows + cols[None, :], mask=mask, other=0.0, cache_modifier=ROW_CACHE,
+                        eviction_policy=ROW_EVICT).to(tl.float32)
             # h is an output in x's dtype and y is the norm of that rounded h.
             h = (v + r).to(h_ptr.dtype.element_ty)
             tl.store(h_rows + cols[None, :], h, mask=mask)
@@ -203,9 +211,10 @@ def _num_sms(device_index: int | None) -> int:
     return torch.cuda.get_device_properties(device_index).multi_processor_count
 
 
-def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=None):
-    # block_m / num_warps / chunk (two passes in chunks of this many columns): overrides for
-    # benchmarks/rmsnorm_variants.py's sweep; None = the plan below.
+def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=None, row_hints=("", "")):
+    # block_m / num_warps / chunk (two passes in chunks of this many columns) / row_hints (the
+    # kernel's ROW_CACHE, ROW_EVICT): overrides for benchmarks/rmsnorm_variants.py's sweep;
+    # None / "" = the plan below.
     n = x.shape[-1]
     x2 = rows_view(x, "x")  # [M, N], row stride x2.stride(0)
     r2 = rows_view(residual, "residual") if residual is not None else x2
@@ -232,7 +241,7 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
     _rmsnorm_kernel[grid](
         x2, r2, weight, y, h if h is not None else y, rows, n, x2.stride(0), r2.stride(0), eps,
         HAS_RESIDUAL=residual is not None, BLOCK_M=block_m, BLOCK_N=block_n, ONE_PASS=one_pass,
-        num_warps=num_warps)
+        ROW_CACHE=row_hints[0], ROW_EVICT=row_hints[1], num_warps=num_warps)
 
 
 def rmsnorm_triton_naive(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
