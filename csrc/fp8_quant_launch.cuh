@@ -51,14 +51,10 @@ void launch_resident(const T* x, uint8_t* q, float* scale, const float* amax, in
                      int64_t x_row_stride, int threads, cudaStream_t stream) {
   const int64_t blocks = std::min<int64_t>(rows, kMaxGrid);
   // kExact: every thread's packs inside the row and a block per row (every Llama row).
-  constexpr bool kExactFits = VEC > 1;
-  if (kExactFits && k == threads * PACKS * VEC && rows <= kMaxGrid) {
-    _fp8_quantize_kernel<T, VEC, PACKS, kPerToken, kExactFits><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
-        x, q, scale, amax, rows, k, x_row_stride);
-  } else {
-    _fp8_quantize_kernel<T, VEC, PACKS, kPerToken, false><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
-        x, q, scale, amax, rows, k, x_row_stride);
-  }
+  kl_with_flag<(VEC > 1)>(k == threads * PACKS * VEC && rows <= kMaxGrid, [&](auto exact) {
+    _fp8_quantize_kernel<T, VEC, PACKS, kPerToken, decltype(exact)::value>
+        <<<static_cast<unsigned>(blocks), threads, 0, stream>>>(x, q, scale, amax, rows, k, x_row_stride);
+  });
 }
 
 template <typename T, int VEC, bool kPerToken>

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -68,6 +69,18 @@ __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
 }
 
 // --- launch plans ------------------------------------------------------------------------------
+
+// A kernel's template flag chosen at run time: f(std::true_type{}) when `on` and the variant
+// exists (kExists), else f(std::false_type{}). The launch is written once, as
+//   kl_with_flag<kFits>(cond, [&](auto flag) { kernel<..., decltype(flag)::value><<<...>>>(...); });
+// and a variant that does not exist is never instantiated.
+template <bool kExists, class F>
+void kl_with_flag(bool on, F&& f) {
+  if constexpr (kExists) {
+    if (on) return f(std::true_type{});
+  }
+  f(std::false_type{});
+}
 
 // The smallest power of two >= v: launchers round a pack count up to one a kernel is
 // instantiated for.

@@ -25,6 +25,8 @@ from triton.compiler import ASTSource
 results = {}
 for name, module, kernel, types, constexprs, options in json.loads(sys.argv[1]):
     fn = getattr(importlib.import_module(module), kernel)
+    # Constexprs as given, else their defaults (as a launch that leaves them out gets).
+    constexprs = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.has_default}, **constexprs}
     # Pointers and float scalars as given, constexprs as given, every other argument a 32-bit integer.
     signature = {a: types.get(a) or ("constexpr" if a in constexprs else "i32") for a in fn.arg_names}
     try:
@@ -43,7 +45,6 @@ _TILE = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 128}
 _FP8 = "solutions.fp8_gemm"
 _RMS = "solutions.rmsnorm"
 _RMS_PTRS = {**{p: "*bf16" for p in ("x_ptr", "res_ptr", "w_ptr", "y_ptr", "h_ptr")}, "eps": "fp32"}
-_NO_HINTS = {"ROW_CACHE": "", "ROW_EVICT": ""}  # the launcher's plan: no cache hints
 _DECODE = "solutions.paged_decode"
 _DECODE_TYPES = {"q_ptr": "*bf16", "k_ptr": "*bf16", "v_ptr": "*bf16", "bt_ptr": "*i32", "lens_ptr": "*i32",
                  "out_ptr": "*bf16", "part_o_ptr": "*fp32", "part_lse_ptr": "*fp32", "qk_scale": "fp32"}
@@ -90,11 +91,11 @@ _KERNELS = [
      {"gate_ptr": "*bf16", "up_ptr": "*bf16", "out_ptr": "*bf16"}, {"BLOCK": 1024, "INT64": True},
      {"num_warps": 4}),
     ("rmsnorm, one pass", _RMS, "_rmsnorm_kernel", _RMS_PTRS,
-     {"HAS_RESIDUAL": False, "BLOCK_M": 1, "BLOCK_N": 4096, "ONE_PASS": True, **_NO_HINTS}, {"num_warps": 16}),
+     {"HAS_RESIDUAL": False, "BLOCK_M": 1, "BLOCK_N": 4096, "ONE_PASS": True}, {"num_warps": 16}),
     ("fused_add_rmsnorm, rows sharing a program", _RMS, "_rmsnorm_kernel", _RMS_PTRS,
-     {"HAS_RESIDUAL": True, "BLOCK_M": 32, "BLOCK_N": 128, "ONE_PASS": True, **_NO_HINTS}, {"num_warps": 4}),
+     {"HAS_RESIDUAL": True, "BLOCK_M": 32, "BLOCK_N": 128, "ONE_PASS": True}, {"num_warps": 4}),
     ("fused_add_rmsnorm, two passes", _RMS, "_rmsnorm_kernel", _RMS_PTRS,
-     {"HAS_RESIDUAL": True, "BLOCK_M": 1, "BLOCK_N": 8192, "ONE_PASS": False, **_NO_HINTS}, {"num_warps": 16}),
+     {"HAS_RESIDUAL": True, "BLOCK_M": 1, "BLOCK_N": 8192, "ONE_PASS": False}, {"num_warps": 16}),
     *[(f"fused_add_rmsnorm, one pass, cache hints {c!r} {e!r}", _RMS, "_rmsnorm_kernel", _RMS_PTRS,
        {"HAS_RESIDUAL": True, "BLOCK_M": 1, "BLOCK_N": 4096, "ONE_PASS": True, "ROW_CACHE": c, "ROW_EVICT": e},
        {"num_warps": 16}) for c, e in ((".cg", ""), ("", "evict_first"), (".cs", ""))],
