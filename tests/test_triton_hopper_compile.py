@@ -98,7 +98,7 @@ _KERNELS = [
      {"HAS_RESIDUAL": True, "BLOCK_M": 1, "BLOCK_N": 8192, "ONE_PASS": False}, {"num_warps": 16}),
     *[(f"fused_add_rmsnorm, one pass, cache hints {c!r} {e!r}", _RMS, "_rmsnorm_kernel", _RMS_PTRS,
        {"HAS_RESIDUAL": True, "BLOCK_M": 1, "BLOCK_N": 4096, "ONE_PASS": True, "ROW_CACHE": c, "ROW_EVICT": e},
-       {"num_warps": 16}) for c, e in ((".cg", ""), ("", "evict_first"), (".cs", ""))],
+       {"num_warps": 16}) for c, e in ((".cg", ""), ("", "evict_first"))],
 ]
 
 
