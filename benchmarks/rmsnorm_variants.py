@@ -48,7 +48,7 @@ SMALL_TWO_PASS = [(1024, 4), (1024, 8), (2048, 8), (2048, 16), (4096, 16)]
 # modifier, eviction policy). Triton has no load without L1 allocation (the CUDA rung's, 0.15-0.25
 # µs faster at 64-256 rows: h200_session13, call 4); ".cg" (L2 only, LDG.E.128.STRONG.GPU) and
 # "evict_first" (LDG.E.EF.128 on sm_90) are its nearest (Triton 3.6 refuses ".cs" on a load; ptxas refuses the two together).
-SMALL_ROW_HINTS = [(".cg", ""), ("", "evict_first")]
+SMALL_ROW_HINTS = [("", ""), (".cg", ""), ("", "evict_first")]  # ("", ""): plain loads
 # Inductor's own structure for fused_add_rmsnorm (h_store_kernel below): (rows, chunk, warps).
 SMALL_H_STORE = [(1, 1024, 4), (1, 2048, 8), (1, 2048, 16), (1, 4096, 16), (2, 1024, 8), (2, 2048, 8), (4, 512, 4), (4, 1024, 8)]
 
@@ -91,7 +91,7 @@ def h_store_plan(block_m, chunk, warps):
     return fn
 
 
-def triton_plan(block_m, warps, fused, chunk=None, row_hints=("", "")):
+def triton_plan(block_m, warps, fused, chunk=None, row_hints=None):
     def plain(x, w):
         y = torch.empty_like(x)
         sol._launch(x, None, w, 1e-6, y, None, block_m=block_m, num_warps=warps, chunk=chunk, row_hints=row_hints)

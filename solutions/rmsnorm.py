@@ -123,10 +123,9 @@ def _rmsnorm_kernel(
     BLOCK_M: tl.constexpr,         # rows per program
     BLOCK_N: tl.constexpr,         # columns per tile: the whole (padded) row when ONE_PASS
     ONE_PASS: tl.constexpr,        # the row fits in registers
-    # Cache hints for the one-pass loads of x and the residual ("" = none, the plan's choice):
-    # a load modifier (".cg": L2 only) and an eviction policy ("evict_first"). Overrides for
-    # benchmarks/rmsnorm_variants.py, which times them at decode sizes, where the CUDA rung's
-    # loads without L1 allocation ran 0.15-0.25 µs faster (benchmarks/h200_session13, call 4).
+    # Cache hints for the one-pass loads of x and the residual ("" = none): a load modifier
+    # (".cg": L2 only) and an eviction policy ("evict_first": the launcher's choice at few rows,
+    # where the CUDA rung's loads without L1 allocation also ran faster).
     ROW_CACHE: tl.constexpr = "",
     ROW_EVICT: tl.constexpr = "",
 ):
@@ -211,10 +210,10 @@ def _num_sms(device_index: int | None) -> int:
     return torch.cuda.get_device_properties(device_index).multi_processor_count
 
 
-def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=None, row_hints=("", "")):
+def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=None, row_hints=None):
     # block_m / num_warps / chunk (two passes in chunks of this many columns) / row_hints (the
     # kernel's ROW_CACHE, ROW_EVICT): overrides for benchmarks/rmsnorm_variants.py's sweep;
-    # None / "" = the plan below.
+    # None = the plan below.
     n = x.shape[-1]
     x2 = rows_view(x, "x")  # [M, N], row stride x2.stride(0)
     r2 = rows_view(residual, "residual") if residual is not None else x2
@@ -237,6 +236,14 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
     few_rows = rows <= 4 * _num_sms(x.device.index)
     per_warp = 512 if few_rows else 1024
     num_warps = num_warps or min(16, max(1, triton.next_power_of_2(block_m * block_n * itemsize // per_warp)))
+    # Few rows: x and the residual are loaded with L1's evict-first policy (LDG.E.EF), as
+    # Inductor's kernel loads them. Same run on an H200, against the plain loads: fused 64 x 4096
+    # 2.32 against 2.47 µs, 256 x 4096 3.56 against 3.87, 64 and 256 x 8192 0.16-0.22 µs faster;
+    # rmsnorm 256 x 4096 2.85 against 3.02, 64 and 256 x 8192 0.19-0.25 faster; 16 rows level;
+    # rmsnorm 64 x 4096 1.93 against 1.86 (benchmarks/h200_session14, call 2). With many rows the
+    # plain loads stay: they were not measured slower, and nothing was measured faster there.
+    if row_hints is None:
+        row_hints = ("", "evict_first") if few_rows and one_pass else ("", "")
     grid = (triton.cdiv(rows, block_m),)
     _rmsnorm_kernel[grid](
         x2, r2, weight, y, h if h is not None else y, rows, n, x2.stride(0), r2.stride(0), eps,
