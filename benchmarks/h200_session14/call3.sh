@@ -9,5 +9,5 @@ step check_fused_triton 90 python3 -m grading check fused_add_rmsnorm --rung tri
 step bench_fused 420 python3 -m grading bench fused_add_rmsnorm --json $OUT/fused_add_rmsnorm_bench.json --plot $OUT/fused_add_rmsnorm_roofline_H200.png
 cp $OUT/fused_add_rmsnorm_bench.* $OUT/fused_add_rmsnorm_roofline_H200.png $BACK/ 2>/dev/null
 tar czf $BACK/logs.tgz -C $OUT $(cd $OUT && ls *.txt *.json)
-grep -h "cases pass" $OUT/check_*.txt
-grep -h "llama" $OUT/bench_fused.txt | head -20
+grep -h "solutions:" $OUT/check_*.txt
+cut -c1-200 $OUT/fused_add_rmsnorm_bench.md | head -22
