@@ -91,15 +91,17 @@ def h_store_plan(block_m, chunk, warps):
     return fn
 
 
-def triton_plan(block_m, warps, fused, chunk=None, row_hints=None):
+def triton_plan(block_m, warps, fused, chunk=None, row_hints=None, exact=False, w_early=False):
+    plan = dict(block_m=block_m, num_warps=warps, chunk=chunk, row_hints=row_hints, exact=exact, w_early=w_early)
+
     def plain(x, w):
         y = torch.empty_like(x)
-        sol._launch(x, None, w, 1e-6, y, None, block_m=block_m, num_warps=warps, chunk=chunk, row_hints=row_hints)
+        sol._launch(x, None, w, 1e-6, y, None, **plan)
         return y
 
     def with_residual(x, r, w):
         y, h = torch.empty_like(x), torch.empty_like(x)
-        sol._launch(x, r, w, 1e-6, y, h, block_m=block_m, num_warps=warps, chunk=chunk, row_hints=row_hints)
+        sol._launch(x, r, w, 1e-6, y, h, **plan)
         return y, h
     return with_residual if fused else plain
 
@@ -123,8 +125,11 @@ def main():
     ap.add_argument("--inductor-code", help="write the static-shape baseline's generated Triton code here")
     ap.add_argument("--only", help="comma-separated name prefixes of the implementations to time "
                                    "(e.g. \"ref cuda,cuda from,compile static\"); default: all")
+    ap.add_argument("--shapes", help="comma-separated MxN to time instead of the list's (e.g. 1x4096,64x4096)")
     args = ap.parse_args()
     shapes, plans = (SMALL_SHAPES, SMALL_PLANS) if args.small else (SHAPES, PLANS)
+    if args.shapes:
+        shapes = [tuple(int(d) for d in s.split("x")) for s in args.shapes.split(",")]
     if args.fused:
         impls = {"ref triton": sol.fused_add_rmsnorm_triton, "ref cuda": sol.fused_add_rmsnorm_cuda,
                  "ref compiled": sol.fused_add_rmsnorm_compiled,
@@ -144,6 +149,11 @@ def main():
                       for c, w in SMALL_TWO_PASS})
         impls.update({f"triton hints {c or '-'} {e or '-'}": triton_plan(None, None, args.fused, row_hints=(c, e))
                       for c, e in SMALL_ROW_HINTS})
+        # The kernel's EXACT (no masks where the tile covers the rows) and W_EARLY (the weight
+        # loaded before the reduction), the plan otherwise.
+        impls.update({"triton exact": triton_plan(None, None, args.fused, exact=True),
+                      "triton w early": triton_plan(None, None, args.fused, w_early=True),
+                      "triton exact+w early": triton_plan(None, None, args.fused, exact=True, w_early=True)})
         if args.fused:
             impls.update({f"h stored, read back: BLOCK_M={m} chunk={c} warps={w}": h_store_plan(m, c, w)
                           for m, c, w in SMALL_H_STORE})

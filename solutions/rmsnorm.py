@@ -128,6 +128,12 @@ def _rmsnorm_kernel(
     # where the CUDA rung's loads without L1 allocation also ran faster).
     ROW_CACHE: tl.constexpr = "",
     ROW_EVICT: tl.constexpr = "",
+    # The tile covers the rows exactly (N == BLOCK_N, M a multiple of BLOCK_M; one pass only):
+    # no masks, as the CUDA rung's kExact kernels have no guards.
+    EXACT: tl.constexpr = False,
+    # The weight loaded with the row, before the reduction, and held across it (as the CUDA
+    # rung's kWeightEarly); otherwise after it, from L2 by then at many rows.
+    W_EARLY: tl.constexpr = False,
 ):
     # 64-bit before multiplying by the row stride: 32768 rows × 65536 columns passes 2^31.
     rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)  # [BLOCK_M]
@@ -144,11 +150,16 @@ def _rmsnorm_kernel(
     # of 16 it proves every row start aligned and emits 16-byte loads and stores. Odd N or an
     # unaligned slice gets its own, scalar, compilation.
     if ONE_PASS:
-        mask = row_mask & (cols[None, :] < n_cols)  # [BLOCK_M, BLOCK_N]
-        v = tl.load(x_rows + cols[None, :], mask=mask, other=0.0, cache_modifier=ROW_CACHE,
+        if EXACT:
+            mask, zero, w_mask = None, None, None
+        else:
+            mask, zero, w_mask = row_mask & (cols[None, :] < n_cols), 0.0, cols < n_cols  # [BLOCK_M, BLOCK_N]
+        if W_EARLY:  # first in program order: ptxas issues a load written after x's only once x is in
+            w = tl.load(w_ptr + cols, mask=w_mask, other=zero, eviction_policy="evict_last").to(tl.float32)
+        v = tl.load(x_rows + cols[None, :], mask=mask, other=zero, cache_modifier=ROW_CACHE,
                     eviction_policy=ROW_EVICT).to(tl.float32)
         if HAS_RESIDUAL:
-            r = tl.load(r_rows + cols[None, :], mask=mask, other=0.0, cache_modifier=ROW_CACHE,
+            r = tl.load(r_rows + cols[None, :], mask=mask, other=zero, cache_modifier=ROW_CACHE,
                         eviction_policy=ROW_EVICT).to(tl.float32)
             # h is an output in x's dtype and y is the norm of that rounded h.
             h = (v + r).to(h_ptr.dtype.element_ty)
@@ -157,7 +168,8 @@ def _rmsnorm_kernel(
         # Statistics in fp32: masked columns are 0 and add nothing; divide by the true N.
         rstd = tl.rsqrt(tl.sum(v * v, axis=1) / n_cols + eps)  # [BLOCK_M]
         # The weight is read by every program: keep it in L2.
-        w = tl.load(w_ptr + cols, mask=cols < n_cols, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        if not W_EARLY:
+            w = tl.load(w_ptr + cols, mask=w_mask, other=zero, eviction_policy="evict_last").to(tl.float32)
         y = v * rstd[:, None] * w[None, :]
         tl.store(y_rows + cols[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
     else:
@@ -210,10 +222,11 @@ def _num_sms(device_index: int | None) -> int:
     return torch.cuda.get_device_properties(device_index).multi_processor_count
 
 
-def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=None, row_hints=None):
+def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=None, row_hints=None,
+            exact=False, w_early=False):
     # block_m / num_warps / chunk (two passes in chunks of this many columns) / row_hints (the
-    # kernel's ROW_CACHE, ROW_EVICT): overrides for benchmarks/rmsnorm_variants.py's sweep;
-    # None = the plan below.
+    # kernel's ROW_CACHE, ROW_EVICT) / exact, w_early (its EXACT, W_EARLY where they apply):
+    # overrides for benchmarks/rmsnorm_variants.py's sweep; None / False = the plan below.
     n = x.shape[-1]
     x2 = rows_view(x, "x")  # [M, N], row stride x2.stride(0)
     r2 = rows_view(residual, "residual") if residual is not None else x2
@@ -248,7 +261,9 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
     _rmsnorm_kernel[grid](
         x2, r2, weight, y, h if h is not None else y, rows, n, x2.stride(0), r2.stride(0), eps,
         HAS_RESIDUAL=residual is not None, BLOCK_M=block_m, BLOCK_N=block_n, ONE_PASS=one_pass,
-        ROW_CACHE=row_hints[0], ROW_EVICT=row_hints[1], num_warps=num_warps)
+        ROW_CACHE=row_hints[0], ROW_EVICT=row_hints[1],
+        EXACT=exact and one_pass and n == block_n and rows % block_m == 0, W_EARLY=w_early and one_pass,
+        num_warps=num_warps)
 
 
 def rmsnorm_triton_naive(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:

@@ -99,6 +99,9 @@ _KERNELS = [
     *[(f"fused_add_rmsnorm, one pass, cache hints {c!r} {e!r}", _RMS, "_rmsnorm_kernel", _RMS_PTRS,
        {"HAS_RESIDUAL": True, "BLOCK_M": 1, "BLOCK_N": 4096, "ONE_PASS": True, "ROW_CACHE": c, "ROW_EVICT": e},
        {"num_warps": 16}) for c, e in ((".cg", ""), ("", "evict_first"))],
+    *[(f"{'fused_add_rmsnorm' if add else 'rmsnorm'}, one pass, exact tile, weight early", _RMS, "_rmsnorm_kernel",
+       _RMS_PTRS, {"HAS_RESIDUAL": add, "BLOCK_M": 1, "BLOCK_N": 4096, "ONE_PASS": True, "EXACT": True,
+                   "W_EARLY": True, "ROW_EVICT": "evict_first"}, {"num_warps": 16}) for add in (False, True)],
 ]
 
 
