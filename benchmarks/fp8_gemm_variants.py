@@ -5,6 +5,7 @@ one GPU in one run (the grader's protocol: L2 flushed, inputs rotated past L2, C
     python benchmarks/fp8_gemm_variants.py [--json OUT.json] [--quick]
     python benchmarks/fp8_gemm_variants.py --small [--json OUT.json]   # the decode goal, ~3 minutes
     python benchmarks/fp8_gemm_variants.py --large [--json OUT.json]   # the prefill goal (M >= 4096)
+    python benchmarks/fp8_gemm_variants.py --stream-k [--json OUT.json]   # v6 beside the decode pick
     python benchmarks/fp8_gemm_variants.py --summary OUT_DIR   # the chapter's targets, from bench JSONs
 
 The table says, per shape, the fastest candidate and how far the configuration fp8_gemm_triton
@@ -95,8 +96,29 @@ def small_candidates(m: int, n: int, k: int) -> list:
     return list(dict.fromkeys(out))
 
 
+def stream_k_candidates(m: int, n: int, k: int) -> list:
+    """v6 (stream-K, one program per SM) beside the pick: the pick's tile dealt out stream-K as
+    it is, then with the stages one program per SM has room for (the v5 plan counts the shared
+    memory of every program resident at once), with TMA, with a 128-deep K step, and 128 wide."""
+    from solutions.fp8_gemm import _MOST_STAGES, _SMEM_PER_SM, _num_sms, _streaming_config, pick_config
+    pick = pick_config(m, n, k)
+    if pick.variant != 5:  # v4 where the plan was measured slower: the plan's tile
+        pick = _streaming_config(m, n, k, _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
+    r = dataclasses.replace
+    v6 = r(pick, variant=6, split_k=0)
+
+    def roomy(cfg, bk):
+        stages = min(_MOST_STAGES, _SMEM_PER_SM // ((cfg.block_n + cfg.block_m) * bk) - 1)
+        every = max(1, cfg.promote_every * cfg.block_k // bk) if cfg.promote_every > 1 else 1
+        return r(cfg, block_k=bk, num_stages=stages, promote_every=every)
+    out = [v6, roomy(v6, v6.block_k), r(roomy(v6, v6.block_k), tma=True), roomy(v6, 128)]
+    if v6.block_n < 128:  # wider tiles: a read from L2 half as often, now that tiles need not fill the SMs
+        out.append(r(roomy(r(v6, block_n=128, num_warps=8 if v6.block_m >= 128 else 4), 128), tma=True))
+    return list(dict.fromkeys(out))
+
+
 def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large: bool = False,
-          promote: bool = False) -> list[dict]:
+          promote: bool = False, stream_k: bool = False) -> list[dict]:
     from grading.check import compare
     from grading.lesson_fp8 import gemm_args
     from grading.specs.fp8_gemm import E4M3, GEMM_TOLERANCES, fp8_gemm_ref
@@ -114,6 +136,8 @@ def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large
             cands = [sol._v4_config(m)] if m <= sol.SMALL_M else []
         elif large:
             cands = large_candidates()[: 4 if quick else None]
+        elif stream_k:
+            cands = stream_k_candidates(m, n, k)[: 2 if quick else None]
         elif promote:
             r = dataclasses.replace
             cands = list(dict.fromkeys([r(picked, promote_every=1), r(picked, promote_every=max(1, 512 // picked.block_k))]))
@@ -213,6 +237,8 @@ def main() -> int:
     p.add_argument("--promote", action="store_true",
                    help="the decode goal's shapes at M = 64 and 128: the pick beside the same "
                         "configuration promoting every K step and every 512 of K")
+    p.add_argument("--stream-k", action="store_true",
+                   help="the decode goal's 24 shapes: the pick beside v6 (stream-K) configurations")
     p.add_argument("--summary", metavar="DIR", help="print the targets table from DIR/*_bench.json and exit")
     args = p.parse_args()
     if args.summary:
@@ -228,6 +254,8 @@ def main() -> int:
         rows = sweep(PREFILL, args.quick, large=True)
     elif args.promote:
         rows = sweep([s for s in GOAL if s[0] in (64, 128)], args.quick, promote=True)
+    elif args.stream_k:
+        rows = sweep(GOAL, args.quick, stream_k=True)
     elif args.small:
         rows = sweep(GOAL, args.quick, small=True) + sweep(GOAL_ROW, args.quick, per_row=True)
     else:

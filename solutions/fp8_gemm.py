@@ -239,6 +239,7 @@ def fp8_quantize_triton(x: torch.Tensor, per_token: bool) -> tuple[torch.Tensor,
 #   v3  + persistent programs (one per SM, looping over tiles) and TMA tensor descriptors
 #   v4  split-K for small M: the weight is streamed by enough programs to fill the GPU
 #   v5  weight streaming for small M: swap-AB, one kernel, each program owns a slice of b's rows
+#   v6  v5's tiles dealt out stream-K: one program per SM, equal ranges of K steps (a candidate)
 # fp8_gemm_triton picks v5 for M <= 128 and v3 above (v2 where the Triton or GPU lacks TMA).
 #
 # Accumulation. Hopper's fp8 tensor cores add into an accumulator that keeps 13 mantissa bits and
@@ -541,6 +542,97 @@ def _fp8_gemm_v5_kernel(
         tl.store(y_ptr + yt_offs, acc.to(y_ptr.dtype.element_ty), mask=mask)
 
 
+# v6, stream-K (a candidate for M <= 128, timed by benchmarks/fp8_gemm_variants.py; not picked
+# yet). v5 gives each program whole output tiles (or whole K slices of them), so the work comes in
+# units of a tile: 224 tiles on 132 SMs (M = 128, N = 28672, 128-wide tiles) is 1.7 tiles per
+# SM, and an SM that can hold only one such program (two fp32 accumulators of 128 × 128, for the
+# promotion) runs two rounds where the work is 1.7. v6 launches one program per SM and deals out
+# the K steps of all tiles, tile after tile, in equal contiguous ranges: program p takes steps
+# [p·W/P, (p+1)·W/P) of the W = tiles × K-steps. A program's range covers whole tiles in its
+# middle, written directly, and at most two partial ones at its ends: those go to a workspace
+# slot of its own (0 for its first tile, 1 for its last), and the last of a tile's programs to
+# finish (a counter per tile) sums the tile's partials in program order (the same bits on every
+# call), writes y and resets the counter to zero for the next call.
+@triton.jit
+def _fp8_gemm_v6_kernel(
+    a_ptr, b_ptr, y_ptr,    # a [M, K], b [N, K] e4m3 contiguous; y [M, N] contiguous
+    sa_ptr, sb_ptr,         # fp32 scales: [M] or [1], [N] or [1]
+    ws_ptr,                 # fp32 [programs, 2, BLOCK_N, BLOCK_M]: each program's first and last partial tiles
+    count_ptr,              # int32 [tiles], zero on entry and left zero: programs done with each shared tile
+    M, N, K,
+    ROW_A: tl.constexpr, ROW_B: tl.constexpr,
+    BLOCK_N: tl.constexpr,  # rows of b (columns of y) per tile: the MMA's tall side
+    BLOCK_M: tl.constexpr,  # tokens per tile: the MMA's narrow side, >= 16
+    BLOCK_K: tl.constexpr,
+    PROMOTE: tl.constexpr,
+    TMA: tl.constexpr,
+    PROMOTE_EVERY: tl.constexpr = 1,
+):
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    n_tiles = tl.cdiv(N, BLOCK_N)
+    iters = tl.cdiv(K, BLOCK_K)  # K steps per tile
+    work = n_tiles * tl.cdiv(M, BLOCK_M) * iters
+    # The launcher keeps programs <= work, so every range holds at least one step. 64-bit products.
+    start = (pid.to(tl.int64) * work // programs).to(tl.int32)
+    end = ((pid.to(tl.int64) + 1) * work // programs).to(tl.int32)
+    first_tile = start // iters
+    tile_offs = tl.arange(0, BLOCK_N)[:, None] * BLOCK_M + tl.arange(0, BLOCK_M)[None, :]
+    if TMA:
+        b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BLOCK_N, BLOCK_K])
+        a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
+    for t in range(first_tile, (end - 1) // iters + 1):
+        t_start = t * iters
+        lo = tl.maximum(start, t_start) - t_start  # this program's K steps of tile t: [lo, hi)
+        hi = tl.minimum(end, t_start + iters) - t_start
+        pid_n = t % n_tiles  # N fastest: the programs in flight stream different rows of b
+        pid_m = t // n_tiles
+        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)  # a tile of yᵀ
+        part = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)  # PROMOTE_EVERY > 1 only
+        if TMA:
+            for step in range(lo, hi):
+                b = b_desc.load([pid_n * BLOCK_N, step * BLOCK_K])  # zero-filled past N and K
+                a = a_desc.load([pid_m * BLOCK_M, step * BLOCK_K])
+                acc, part = _mma_step(acc, part, b, a, step - lo, PROMOTE, PROMOTE_EVERY)
+        else:
+            offs_k = tl.arange(0, BLOCK_K)
+            b_rows = b_ptr + offs_n.to(tl.int64)[:, None] * K  # 64-bit: b passes 2^31 bytes
+            a_rows = a_ptr + offs_m.to(tl.int64)[:, None] * K
+            for step in range(lo, hi):
+                k = step * BLOCK_K + offs_k
+                b = tl.load(b_rows + k[None, :], mask=(offs_n[:, None] < N) & (k[None, :] < K), other=0.0)
+                a = tl.load(a_rows + k[None, :], mask=(offs_m[:, None] < M) & (k[None, :] < K), other=0.0)
+                acc, part = _mma_step(acc, part, b, a, step - lo, PROMOTE, PROMOTE_EVERY)
+        if PROMOTE and PROMOTE_EVERY > 1:
+            acc += part  # the steps after the last promotion (zeros otherwise)
+        mask = (offs_n[:, None] < N) & (offs_m[None, :] < M)
+        yt_offs = offs_m.to(tl.int64)[None, :] * N + offs_n[:, None]  # [BLOCK_N, BLOCK_M] into [M, N]
+        if (lo == 0) & (hi == iters):  # the whole tile is this program's
+            acc = _apply_scales_t(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
+            tl.store(y_ptr + yt_offs, acc.to(y_ptr.dtype.element_ty), mask=mask)
+        else:
+            slot = (t != first_tile).to(tl.int32)
+            tl.store(ws_ptr + (pid * 2 + slot).to(tl.int64) * (BLOCK_N * BLOCK_M) + tile_offs, acc)
+            # Every thread's store before the counter's release (as v5's split-K).
+            tl.debug_barrier()
+            # The programs sharing tile t hold its first and its last step: program q holds step
+            # i when q·W/P <= i < (q+1)·W/P, i.e. q = ceil((i+1)·P / W) - 1.
+            q_first = ((t_start + 1).to(tl.int64) * programs + work - 1) // work - 1
+            q_last = ((t_start + iters).to(tl.int64) * programs + work - 1) // work - 1
+            done = tl.atomic_add(count_ptr + t, 1, sem="acq_rel")
+            if done == q_last - q_first:
+                acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)
+                for q in range(q_first, q_last + 1):
+                    # Slot 0 where tile t is q's first tile (q starts inside it or at its start).
+                    q_slot = ((q * work // programs) < t_start).to(tl.int64)
+                    acc += tl.load(ws_ptr + (q * 2 + q_slot) * (BLOCK_N * BLOCK_M) + tile_offs, cache_modifier=".cg")
+                tl.store(count_ptr + t, 0)  # for the next call: no memset per call
+                acc = _apply_scales_t(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
+                tl.store(y_ptr + yt_offs, acc.to(y_ptr.dtype.element_ty), mask=mask)
+
+
 # K elements the tensor cores sum between fp32 promotions in the picked configurations (see
 # pick_config): 32 wgmma steps of 32.
 _PROMOTE_K = 1024
@@ -560,8 +652,9 @@ class GemmConfig:
     split_k: int = 0  # v4, v5: 0 = chosen from the shape (see _split_k, _stream_split)
     promote: bool = True
     flatten: bool = False
-    tma: bool = False  # v5: tensor-descriptor loads
-    promote_every: int = 1  # v3, v5: K steps between promotions into the fp32 sum
+    tma: bool = False  # v5, v6: tensor-descriptor loads
+    promote_every: int = 1  # v3, v5, v6: K steps between promotions into the fp32 sum
+    programs: int = 0  # v6: 0 = one per SM
 
     def describe(self) -> str:
         s = f"v{self.variant} {self.block_m}x{self.block_n}x{self.block_k} w{self.num_warps} s{self.num_stages}"
@@ -569,6 +662,8 @@ class GemmConfig:
             s += f" g{self.group_m}"
         if self.variant in (4, 5) and self.split_k:
             s += f" split{self.split_k}"
+        if self.variant == 6 and self.programs:
+            s += f" p{self.programs}"
         if self.flatten:
             s += " flat"
         if self.tma:
@@ -740,6 +835,20 @@ def _split_k(cfg: GemmConfig, m: int, n: int, k: int, sms: int) -> int:
     return min(triton.next_power_of_2(want), most)
 
 
+_COUNTERS: dict = {}
+
+
+def _tile_counters(tiles: int, device: torch.device) -> torch.Tensor:
+    """v6's counters, zeroed once and left zero by every launch, one buffer per device and stream
+    (calls on one stream run in order; two streams would share a buffer otherwise)."""
+    stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0
+    key = (device, stream)
+    buf = _COUNTERS.get(key)
+    if buf is None or buf.numel() < tiles:
+        buf = _COUNTERS[key] = torch.zeros(max(tiles, 1024), dtype=torch.int32, device=device)
+    return buf
+
+
 def _launch(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig) -> torch.Tensor:
     m, k = a.shape
     n = b.shape[0]
@@ -771,6 +880,14 @@ def _launch(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig) -> torch.Tensor:
         if split > 1:
             block = 1024
             _convert_kernel[(triton.cdiv(m * n, block),)](out, y, m * n, BLOCK=block)
+    elif cfg.variant == 6:
+        work = grid_m * grid_n * triton.cdiv(k, cfg.block_k)
+        programs = min(cfg.programs or _num_sms(a.device.index), work)
+        ws = torch.empty((programs, 2, cfg.block_n, cfg.block_m), dtype=torch.float32, device=a.device)
+        if cfg.tma:
+            triton.set_allocator(_tma_scratch)
+        _fp8_gemm_v6_kernel[(programs,)](a, b, y, scale_a, scale_b, ws, _tile_counters(grid_m * grid_n, a.device),
+                                         m, n, k, TMA=cfg.tma, PROMOTE_EVERY=cfg.promote_every, **common)
     else:
         tiles = grid_m * grid_n
         split = cfg.split_k or _stream_split(tiles, k, cfg.block_k, _num_sms(a.device.index))
@@ -823,6 +940,12 @@ def fp8_gemm_triton_v4(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, config:
 
 def fp8_gemm_triton_v5(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, config: GemmConfig | None = None):
     return _variant(a, b, scale_a, scale_b, out_dtype, config, lambda m, n, k: pick_config(min(m, SMALL_M), n, k))
+
+
+def fp8_gemm_triton_v6(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, config: GemmConfig | None = None):
+    # Default: v5's pick for the shape, its tiles dealt out stream-K (one program per SM).
+    return _variant(a, b, scale_a, scale_b, out_dtype, config,
+                    lambda m, n, k: dataclasses.replace(pick_config(min(m, SMALL_M), n, k), variant=6, split_k=0))
 
 
 # Picks that did not fit: pick_config counts shared memory with a model of Triton's buffers
