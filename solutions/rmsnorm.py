@@ -154,7 +154,7 @@ def _rmsnorm_kernel(
             mask, zero, w_mask = None, None, None
         else:
             mask, zero, w_mask = row_mask & (cols[None, :] < n_cols), 0.0, cols < n_cols  # [BLOCK_M, BLOCK_N]
-        if W_EARLY:  # first in program order: ptxas issues a load written after x's only once x is in
+        if W_EARLY:  # on sm_90 still issued once x has arrived, but ahead of the reduction's barrier
             w = tl.load(w_ptr + cols, mask=w_mask, other=zero, eviction_policy="evict_last").to(tl.float32)
         v = tl.load(x_rows + cols[None, :], mask=mask, other=zero, cache_modifier=ROW_CACHE,
                     eviction_policy=ROW_EVICT).to(tl.float32)
@@ -254,7 +254,7 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
     # 2.32 against 2.47 µs, 256 x 4096 3.56 against 3.87, 64 and 256 x 8192 0.16-0.22 µs faster;
     # rmsnorm 256 x 4096 2.85 against 3.02, 64 and 256 x 8192 0.19-0.25 faster; 16 rows level;
     # rmsnorm 64 x 4096 1.93 against 1.86 (benchmarks/h200_session14, call 2). With many rows the
-    # plain loads stay: they were not measured slower, and nothing was measured faster there.
+    # loads stay plain: the hint was not timed there.
     if row_hints is None:
         row_hints = ("", "evict_first") if few_rows and one_pass else ("", "")
     grid = (triton.cdiv(rows, block_m),)
