@@ -152,9 +152,10 @@ def main():
                       for c, e in SMALL_ROW_HINTS})
         # The kernel's EXACT (no masks where the tile covers the rows) and W_EARLY (the weight
         # loaded before the reduction), the plan otherwise.
-        impls.update({"triton exact": triton_plan(None, None, args.fused, exact=True),
-                      "triton w early": triton_plan(None, None, args.fused, w_early=True),
-                      "triton exact+w early": triton_plan(None, None, args.fused, exact=True, w_early=True)})
+        # Names that are no prefix of one another, for --only one at a time.
+        impls.update({"triton EXACT": triton_plan(None, None, args.fused, exact=True),
+                      "triton W_EARLY": triton_plan(None, None, args.fused, w_early=True),
+                      "triton both switches": triton_plan(None, None, args.fused, exact=True, w_early=True)})
         if args.fused:
             impls.update({f"h stored, read back: BLOCK_M={m} chunk={c} warps={w}": h_store_plan(m, c, w)
                           for m, c, w in SMALL_H_STORE})
