@@ -451,6 +451,48 @@ def _convert_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
     tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=mask).to(dst_ptr.dtype.element_ty), mask=mask)
 
 
+@triton.jit
+def _swapped_tile_acc(a_ptr, b_ptr, pid_m, pid_n, M, N, K, k_start, k_end,
+                      BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
+                      PROMOTE: tl.constexpr, TMA: tl.constexpr, PROMOTE_EVERY: tl.constexpr):
+    """v5's and v6's tile of yᵀ = b · aᵀ, [BLOCK_N, BLOCK_M] in fp32, summed over K range
+    [k_start, k_end) (k_start a multiple of BLOCK_K), loaded by TMA or by the threads."""
+    acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)
+    part = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)  # PROMOTE_EVERY > 1 only
+    if TMA:
+        # Boxes past N, M or K are zero-filled by the copy engine; ranges are whole BLOCK_Ks, so
+        # only the last one reaches past its end (K itself).
+        b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BLOCK_N, BLOCK_K])
+        a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
+        for k0 in range(k_start, k_end, BLOCK_K):
+            b = b_desc.load([pid_n * BLOCK_N, k0])  # [BLOCK_N, BLOCK_K]
+            a = a_desc.load([pid_m * BLOCK_M, k0])  # [BLOCK_M, BLOCK_K]
+            acc, part = _mma_step(acc, part, b, a, (k0 - k_start) // BLOCK_K, PROMOTE, PROMOTE_EVERY)
+    else:
+        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_k = tl.arange(0, BLOCK_K)
+        b_rows = b_ptr + offs_n.to(tl.int64)[:, None] * K  # [BLOCK_N, 1], 64-bit: b passes 2^31 bytes
+        a_rows = a_ptr + offs_m.to(tl.int64)[:, None] * K  # [BLOCK_M, 1]
+        for k0 in range(k_start, k_end, BLOCK_K):
+            k = k0 + offs_k
+            b = tl.load(b_rows + k[None, :], mask=(offs_n[:, None] < N) & (k[None, :] < k_end), other=0.0)
+            a = tl.load(a_rows + k[None, :], mask=(offs_m[:, None] < M) & (k[None, :] < k_end), other=0.0)
+            acc, part = _mma_step(acc, part, b, a, (k0 - k_start) // BLOCK_K, PROMOTE, PROMOTE_EVERY)
+    if PROMOTE and PROMOTE_EVERY > 1:
+        acc += part  # the steps after the last promotion (zeros otherwise)
+    return acc
+
+
+@triton.jit
+def _store_tile_t(y_ptr, acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A: tl.constexpr, ROW_B: tl.constexpr):
+    """A finished tile of yᵀ (acc [BLOCK_N, BLOCK_M], fp32), scaled and stored into y [M, N]."""
+    mask = (offs_n[:, None] < N) & (offs_m[None, :] < M)
+    yt_offs = offs_m.to(tl.int64)[None, :] * N + offs_n[:, None]  # [BLOCK_N, BLOCK_M] into [M, N]
+    acc = _apply_scales_t(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
+    tl.store(y_ptr + yt_offs, acc.to(y_ptr.dtype.element_ty), mask=mask)
+
+
 # v5, weight streaming. Napkin math for decode (M <= 128) on an H200:
 # - The bytes are the weight's: N·K (4096 × 4096: 16.8 MB, 3.9 µs at the 4.25 TB/s copy roof;
 #   28672 × 8192: 235 MB, 55 µs). a (M·K) and y (2·M·N) are under 1% of it at M = 16.
@@ -497,31 +539,11 @@ def _fp8_gemm_v5_kernel(
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     k_start = pid_k * k_per_split
     k_end = tl.minimum(k_start + k_per_split, K)
-    acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)  # a tile of yᵀ
-    part = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)  # PROMOTE_EVERY > 1 only
-    if TMA:
-        # Boxes past N, M or K are zero-filled by the copy engine; slices are whole BLOCK_Ks, so
-        # only the last one reaches past its end (K itself).
-        b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BLOCK_N, BLOCK_K])
-        a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
-        for k0 in range(k_start, k_end, BLOCK_K):
-            b = b_desc.load([pid_n * BLOCK_N, k0])  # [BLOCK_N, BLOCK_K]
-            a = a_desc.load([pid_m * BLOCK_M, k0])  # [BLOCK_M, BLOCK_K]
-            acc, part = _mma_step(acc, part, b, a, (k0 - k_start) // BLOCK_K, PROMOTE, PROMOTE_EVERY)
-    else:
-        offs_k = tl.arange(0, BLOCK_K)
-        b_rows = b_ptr + offs_n.to(tl.int64)[:, None] * K  # [BLOCK_N, 1], 64-bit: b passes 2^31 bytes
-        a_rows = a_ptr + offs_m.to(tl.int64)[:, None] * K  # [BLOCK_M, 1]
-        for k0 in range(k_start, k_end, BLOCK_K):
-            k = k0 + offs_k
-            b = tl.load(b_rows + k[None, :], mask=(offs_n[:, None] < N) & (k[None, :] < k_end), other=0.0)
-            a = tl.load(a_rows + k[None, :], mask=(offs_m[:, None] < M) & (k[None, :] < k_end), other=0.0)
-            acc, part = _mma_step(acc, part, b, a, (k0 - k_start) // BLOCK_K, PROMOTE, PROMOTE_EVERY)  # [BLOCK_N, BLOCK_M]
-    if PROMOTE and PROMOTE_EVERY > 1:
-        acc += part  # the steps after the last promotion (zeros otherwise)
-    mask = (offs_n[:, None] < N) & (offs_m[None, :] < M)
-    yt_offs = offs_m.to(tl.int64)[None, :] * N + offs_n[:, None]  # [BLOCK_N, BLOCK_M] into [M, N]
+    acc = _swapped_tile_acc(a_ptr, b_ptr, pid_m, pid_n, M, N, K, k_start, k_end,
+                            BLOCK_N, BLOCK_M, BLOCK_K, PROMOTE, TMA, PROMOTE_EVERY)
     if SPLIT_K > 1:
+        mask = (offs_n[:, None] < N) & (offs_m[None, :] < M)
+        yt_offs = offs_m.to(tl.int64)[None, :] * N + offs_n[:, None]  # [BLOCK_N, BLOCK_M] into [M, N]
         tl.store(ws_ptr + pid_k.to(tl.int64) * slice_elems + yt_offs, acc, mask=mask)
         # Every thread's store before the counter's release; the last of the tile's SPLIT_K
         # programs to arrive sees the count SPLIT_K - 1 and finishes the tile (no one waits).
@@ -535,11 +557,9 @@ def _fp8_gemm_v5_kernel(
             for _ in tl.static_range(SPLIT_K):
                 acc += tl.load(slice_ptr, mask=mask, other=0.0, cache_modifier=".cg")
                 slice_ptr += slice_elems
-            acc = _apply_scales_t(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
-            tl.store(y_ptr + yt_offs, acc.to(y_ptr.dtype.element_ty), mask=mask)
+            _store_tile_t(y_ptr, acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
     else:
-        acc = _apply_scales_t(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
-        tl.store(y_ptr + yt_offs, acc.to(y_ptr.dtype.element_ty), mask=mask)
+        _store_tile_t(y_ptr, acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
 
 
 # v6, stream-K (a candidate for M <= 128, timed by benchmarks/fp8_gemm_variants.py; not picked
@@ -578,9 +598,6 @@ def _fp8_gemm_v6_kernel(
     end = ((pid.to(tl.int64) + 1) * work // programs).to(tl.int32)
     first_tile = start // iters
     tile_offs = tl.arange(0, BLOCK_N)[:, None] * BLOCK_M + tl.arange(0, BLOCK_M)[None, :]
-    if TMA:
-        b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BLOCK_N, BLOCK_K])
-        a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
     for t in range(first_tile, (end - 1) // iters + 1):
         t_start = t * iters
         lo = tl.maximum(start, t_start) - t_start  # this program's K steps of tile t: [lo, hi)
@@ -589,29 +606,10 @@ def _fp8_gemm_v6_kernel(
         pid_m = t // n_tiles
         offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
         offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-        acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)  # a tile of yᵀ
-        part = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)  # PROMOTE_EVERY > 1 only
-        if TMA:
-            for step in range(lo, hi):
-                b = b_desc.load([pid_n * BLOCK_N, step * BLOCK_K])  # zero-filled past N and K
-                a = a_desc.load([pid_m * BLOCK_M, step * BLOCK_K])
-                acc, part = _mma_step(acc, part, b, a, step - lo, PROMOTE, PROMOTE_EVERY)
-        else:
-            offs_k = tl.arange(0, BLOCK_K)
-            b_rows = b_ptr + offs_n.to(tl.int64)[:, None] * K  # 64-bit: b passes 2^31 bytes
-            a_rows = a_ptr + offs_m.to(tl.int64)[:, None] * K
-            for step in range(lo, hi):
-                k = step * BLOCK_K + offs_k
-                b = tl.load(b_rows + k[None, :], mask=(offs_n[:, None] < N) & (k[None, :] < K), other=0.0)
-                a = tl.load(a_rows + k[None, :], mask=(offs_m[:, None] < M) & (k[None, :] < K), other=0.0)
-                acc, part = _mma_step(acc, part, b, a, step - lo, PROMOTE, PROMOTE_EVERY)
-        if PROMOTE and PROMOTE_EVERY > 1:
-            acc += part  # the steps after the last promotion (zeros otherwise)
-        mask = (offs_n[:, None] < N) & (offs_m[None, :] < M)
-        yt_offs = offs_m.to(tl.int64)[None, :] * N + offs_n[:, None]  # [BLOCK_N, BLOCK_M] into [M, N]
+        acc = _swapped_tile_acc(a_ptr, b_ptr, pid_m, pid_n, M, N, K, lo * BLOCK_K, tl.minimum(hi * BLOCK_K, K),
+                                BLOCK_N, BLOCK_M, BLOCK_K, PROMOTE, TMA, PROMOTE_EVERY)
         if (lo == 0) & (hi == iters):  # the whole tile is this program's
-            acc = _apply_scales_t(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
-            tl.store(y_ptr + yt_offs, acc.to(y_ptr.dtype.element_ty), mask=mask)
+            _store_tile_t(y_ptr, acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
         else:
             slot = (t != first_tile).to(tl.int32)
             tl.store(ws_ptr + (pid * 2 + slot).to(tl.int64) * (BLOCK_N * BLOCK_M) + tile_offs, acc)
@@ -629,8 +627,7 @@ def _fp8_gemm_v6_kernel(
                     q_slot = ((q * work // programs) < t_start).to(tl.int64)
                     acc += tl.load(ws_ptr + (q * 2 + q_slot) * (BLOCK_N * BLOCK_M) + tile_offs, cache_modifier=".cg")
                 tl.store(count_ptr + t, 0)  # for the next call: no memset per call
-                acc = _apply_scales_t(acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
-                tl.store(y_ptr + yt_offs, acc.to(y_ptr.dtype.element_ty), mask=mask)
+                _store_tile_t(y_ptr, acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
 
 
 # K elements the tensor cores sum between fp32 promotions in the picked configurations (see
