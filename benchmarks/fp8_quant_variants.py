@@ -19,7 +19,6 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere in the repo
 import grading  # noqa: E402,F401  (first: without a GPU it switches Triton to its interpreter)
-from grading.cuda import load_kernel  # noqa: E402
 from grading.specs import fp8_gemm as spec  # noqa: E402
 from grading.timing import rotation_count, time_fn  # noqa: E402
 from solutions import fp8_gemm as sol  # noqa: E402
@@ -30,9 +29,7 @@ SHAPES = [(1, 4096), (16, 4096), (128, 4096), (1024, 4096), (4096, 4096), (16384
 
 def cuda_build(folder: str):
     """fp8_quantize from the fp8_quant.cu and fp8_quant_launch.cuh in `folder`."""
-    ops = load_kernel("fp8_quant", Path(folder) / "fp8_quant.cu", fake={
-        "fp8_quantize": lambda x, per_token: (x.new_empty(x.shape, dtype=spec.E4M3),
-                                              x.new_empty((x.shape[0], 1), dtype=torch.float32))})
+    ops = sol.load_quant_ops(Path(folder) / "fp8_quant.cu")
     return lambda x, per_token: tuple(ops.fp8_quantize(x, per_token))
 
 

@@ -966,14 +966,20 @@ def fp8_gemm_triton(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, sca
 
 
 # --- rung 4: CUDA C++ (the quantizer) and CUTLASS (the GEMM) --------------------------------------
-@functools.cache
-def _quant_ops():
+def load_quant_ops(source: Path):
+    """The fp8_quantize op built from `source`: csrc/fp8_quant.cu, or another revision with its
+    fp8_quant_launch.cuh beside it (benchmarks/fp8_quant_variants.py times such builds)."""
     from grading.cuda import load_kernel
-    return load_kernel("fp8_quant", REPO / "csrc" / "fp8_quant.cu", fake={
+    return load_kernel("fp8_quant", source, fake={
         "fp8_quantize": lambda x, per_token: (
             x.new_empty(x.shape, dtype=E4M3),
             x.new_empty((x.shape[0], 1) if per_token else (1,), dtype=torch.float32)),
     })
+
+
+@functools.cache
+def _quant_ops():
+    return load_quant_ops(REPO / "csrc" / "fp8_quant.cu")
 
 
 def fp8_quantize_cuda(x: torch.Tensor, per_token: bool) -> tuple[torch.Tensor, torch.Tensor]:
