@@ -100,7 +100,7 @@ def stream_k_candidates(m: int, n: int, k: int) -> list:
     """v6 (stream-K, one program per SM) beside the pick: the pick's tile dealt out stream-K as
     it is, then with the stages one program per SM has room for (the v5 plan counts the shared
     memory of every program resident at once), with TMA, with a 128-deep K step, and 128 wide."""
-    from solutions.fp8_gemm import _MOST_STAGES, _SMEM_PER_SM, _num_sms, _streaming_config, pick_config
+    from solutions.fp8_gemm import _num_sms, _stages_that_fit, _streaming_config, pick_config
     pick = pick_config(m, n, k)
     if pick.variant != 5:  # v4 where the plan was measured slower: the plan's tile
         pick = _streaming_config(m, n, k, _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
@@ -108,9 +108,8 @@ def stream_k_candidates(m: int, n: int, k: int) -> list:
     v6 = r(pick, variant=6, split_k=0)
 
     def roomy(cfg, bk):
-        stages = min(_MOST_STAGES, _SMEM_PER_SM // ((cfg.block_n + cfg.block_m) * bk) - 1)
         every = max(1, cfg.promote_every * cfg.block_k // bk) if cfg.promote_every > 1 else 1
-        return r(cfg, block_k=bk, num_stages=stages, promote_every=every)
+        return r(cfg, block_k=bk, num_stages=_stages_that_fit(cfg.block_n, cfg.block_m, bk), promote_every=every)
     out = [v6, roomy(v6, v6.block_k), r(roomy(v6, v6.block_k), tma=True), roomy(v6, 128)]
     if v6.block_n < 128:  # wider tiles: a read from L2 half as often, now that tiles need not fill the SMs
         out.append(r(roomy(r(v6, block_n=128, num_warps=8 if v6.block_m >= 128 else 4), 128), tma=True))

@@ -727,6 +727,12 @@ def _stream_split(tiles: int, k: int, block_k: int, sms: int) -> int:
     return max(1, min(1 << (want.bit_length() - 1), k // (4 * block_k)))
 
 
+def _stages_that_fit(block_n: int, block_m: int, block_k: int, resident: int = 1) -> int:
+    """Pipeline stages of b and a tiles that `resident` programs per SM each have room for, up to
+    _MOST_STAGES: num_stages + 1 buffers in _SMEM_PER_SM (see there)."""
+    return min(_MOST_STAGES, _SMEM_PER_SM // resident // ((block_n + block_m) * block_k) - 1)
+
+
 def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
     """v5 at M <= 128, planned from the napkin math above _fp8_gemm_v5_kernel. Measured on an H200
     (`python benchmarks/fp8_gemm_variants.py --small --quick`, benchmarks/h200_session5/
@@ -766,7 +772,7 @@ def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
     for bk in (256, 128, 64):
         split = _stream_split(tiles, k, bk, sms)
         resident = triton.cdiv(tiles * split, sms)
-        stages = min(_MOST_STAGES, _SMEM_PER_SM // resident // ((bn + bm) * bk) - 1)
+        stages = _stages_that_fit(bn, bm, bk, resident)
         plans.append((resident * (stages - 1) * bn * bk, bk, max(2, stages), split))
     # A 64-deep K tile reads each weight row in 64-byte pieces, half a 128-byte line per load: the
     # H200 sweep (benchmarks/h200_session9/call3/fp8_gemm_variants_small.txt, same run as
