@@ -92,7 +92,7 @@ def h_store_plan(block_m, chunk, warps):
     return fn
 
 
-def triton_plan(block_m, warps, fused, chunk=None, row_hints=None, exact=False, w_early=False):
+def triton_plan(block_m, warps, fused, chunk=None, row_hints=None, exact=None, w_early=None):
     plan = dict(block_m=block_m, num_warps=warps, chunk=chunk, row_hints=row_hints, exact=exact, w_early=w_early)
 
     def plain(x, w):
@@ -151,11 +151,11 @@ def main():
         impls.update({f"triton hints {c or '-'} {e or '-'}": triton_plan(None, None, args.fused, row_hints=(c, e))
                       for c, e in SMALL_ROW_HINTS})
         # The kernel's EXACT (no masks where the tile covers the rows) and W_EARLY (the weight
-        # loaded before the reduction), the plan otherwise.
+        # loaded before the reduction), both on in the plan at few rows, each switched off.
         # Names that are no prefix of one another, for --only one at a time.
-        impls.update({"triton EXACT": triton_plan(None, None, args.fused, exact=True),
-                      "triton W_EARLY": triton_plan(None, None, args.fused, w_early=True),
-                      "triton both switches": triton_plan(None, None, args.fused, exact=True, w_early=True)})
+        impls.update({"triton EXACT only": triton_plan(None, None, args.fused, w_early=False),
+                      "triton W_EARLY only": triton_plan(None, None, args.fused, exact=False),
+                      "triton neither switch": triton_plan(None, None, args.fused, exact=False, w_early=False)})
         if args.fused:
             impls.update({f"h stored, read back: BLOCK_M={m} chunk={c} warps={w}": h_store_plan(m, c, w)
                           for m, c, w in SMALL_H_STORE})

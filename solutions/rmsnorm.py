@@ -223,10 +223,10 @@ def _num_sms(device_index: int | None) -> int:
 
 
 def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=None, row_hints=None,
-            exact=False, w_early=False):
+            exact=None, w_early=None):
     # block_m / num_warps / chunk (two passes in chunks of this many columns) / row_hints (the
     # kernel's ROW_CACHE, ROW_EVICT) / exact, w_early (its EXACT, W_EARLY where they apply):
-    # overrides for benchmarks/rmsnorm_variants.py's sweep; None / False = the plan below.
+    # overrides for benchmarks/rmsnorm_variants.py's sweep; None = the plan below.
     n = x.shape[-1]
     x2 = rows_view(x, "x")  # [M, N], row stride x2.stride(0)
     r2 = rows_view(residual, "residual") if residual is not None else x2
@@ -257,6 +257,14 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
     # loads stay plain: the hint was not timed there.
     if row_hints is None:
         row_hints = ("", "evict_first") if few_rows and one_pass else ("", "")
+    # Few rows, too: no masks where the tile covers the rows (EXACT: N a power of two; BLOCK_M is 1
+    # there, so M never adds a compilation) and the weight loaded with the row (W_EARLY). Each
+    # timed in its own process on an H200 at 1, 64 and 256 x 4096 (benchmarks/h200_session15,
+    # call 1), both against neither: rmsnorm 1.41/1.85/2.74 µs against 1.46/1.90/2.82, fused
+    # 1.56/2.24/3.49 against 1.58/2.32/3.54 (the weight early alone: fused 1.50/2.23/3.54). With
+    # many rows neither was timed, and EXACT would compile twice per N (M % BLOCK_M).
+    exact = few_rows if exact is None else exact
+    w_early = few_rows if w_early is None else w_early
     grid = (triton.cdiv(rows, block_m),)
     _rmsnorm_kernel[grid](
         x2, r2, weight, y, h if h is not None else y, rows, n, x2.stride(0), r2.stride(0), eps,
