@@ -727,6 +727,15 @@ def _stream_split(tiles: int, k: int, block_k: int, sms: int) -> int:
     return max(1, min(1 << (want.bit_length() - 1), k // (4 * block_k)))
 
 
+def _programs_by_registers(block_n: int, block_m: int, num_warps: int) -> int:
+    """Programs of a v5/v6 tile that one SM's 64K registers hold: per thread, the fp32
+    accumulator and the promoted sum (2 × BLOCK_N × BLOCK_M / threads) and about 40 more
+    (addresses, the pipeline's counters). 128 × 128 at 8 warps: 168, one program (166 in an sm_90
+    build); 128 × 64 at 4 warps: 168, three; 64 × 64 at 4: 104, four."""
+    threads = 32 * num_warps
+    return max(1, 65536 // (threads * (2 * block_n * block_m // threads + 40)))
+
+
 def _stages_that_fit(block_n: int, block_m: int, block_k: int, resident: int = 1) -> int:
     """Pipeline stages of b and a tiles that `resident` programs per SM each have room for, up to
     _MOST_STAGES: num_stages + 1 buffers in _SMEM_PER_SM (see there)."""
@@ -749,7 +758,8 @@ def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
       read a from L2 fewer times (L2 bytes of a = M / BLOCK_N × the weight's bytes: 2× at
       M = 128, BLOCK_N = 64) and keep more bytes in flight per program;
     - K is split only where even the narrowest tile leaves SMs idle (_stream_split);
-    - stages: as many as the SM's shared memory gives each resident program, up to 8, with
+    - stages: as many as the SM's shared memory gives each resident program (those the grid
+      puts on an SM, as many as its registers hold: _programs_by_registers), up to 8, with
       BLOCK_K = 256, 128 or 64, whichever keeps the most of b in flight, but 64 only where 128
       cannot have 3 stages (measured, see below). Every goal shape keeps >= 32 KB of b in flight
       per SM (Little's law above asks ~32 KB).
@@ -760,7 +770,8 @@ def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
       M = 64:  N = 4096: 64×64×256 w4 s5, 64 × split 2; 64 KB | 8192: 64×64×256 w4 s5, 128; 64 KB |
                14336: 64×64×128 w4 s5, 224; 64 KB | 28672: 64×128×128 w4 s3, 224; 64 KB
       M = 128: N = 4096: 128×64×128 w4 s7, 64 × split 2; 48 KB | 8192: 128×64×128 w4 s7, 128; 48 KB |
-               14336: 128×64×128 w4 s3, 224; 32 KB | 28672: 128×128×64 w8 s5, 224; 64 KB
+               14336: 128×64×128 w4 s3, 224; 32 KB | 28672: 128×128×128 w8 s5, 224 (one a SM
+               by registers: two rounds); 64 KB
     pick_config then applies what the sweep measured against this plan.
     """
     bm = min(SMALL_M, max(16, triton.next_power_of_2(m)))
@@ -768,10 +779,13 @@ def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
     m_tiles = triton.cdiv(m, bm)
     bn = next((w for w in widths if triton.cdiv(n, w) * m_tiles >= 0.9 * sms), widths[-1])
     tiles = triton.cdiv(n, bn) * m_tiles
+    warps = 8 if bn * bm >= 128 * 128 else 4
     plans = []  # (bytes of b in flight per SM, BLOCK_K, stages, split)
     for bk in (256, 128, 64):
         split = _stream_split(tiles, k, bk, sms)
-        resident = triton.cdiv(tiles * split, sms)
+        # Programs on one SM at once: those the grid gives it, as many as its registers hold (the
+        # rest run in a second round, each with the shared memory of the first).
+        resident = min(triton.cdiv(tiles * split, sms), _programs_by_registers(bn, bm, warps))
         stages = _stages_that_fit(bn, bm, bk, resident)
         plans.append((resident * (stages - 1) * bn * bk, bk, max(2, stages), split))
     # A 64-deep K tile reads each weight row in 64-byte pieces, half a 128-byte line per load: the
@@ -781,7 +795,7 @@ def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
     # against 82.5 (and v4's 73.2). So 64 only where 128 cannot have 3 stages.
     deep = [p for p in plans if p[1] >= 128 and p[2] >= 3]
     _, bk, stages, split = max(deep or plans)
-    return GemmConfig(5, bm, bn, bk, num_warps=8 if bn * bm >= 128 * 128 else 4, num_stages=stages, split_k=split)
+    return GemmConfig(5, bm, bn, bk, num_warps=warps, num_stages=stages, split_k=split)
 
 
 def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:

@@ -191,19 +191,31 @@ def test_small_m_path_at_every_token_tile(m):
 
 
 @pytest.mark.parametrize("m", [1, 16, 64, 128])
-def test_small_m_pick_on_132_sms_is_one_wave(m):
-    # The napkin rule for the H200's 132 SMs: every program of the launch resident at once, at
-    # least 90% of the SMs busy, split-K only where N tiles cannot reach that, and the stages in
-    # shared memory.
+def test_small_m_pick_on_132_sms_fills_them(m):
+    # The napkin rule for the H200's 132 SMs: every program of the launch resident at once where
+    # the registers hold them (else in rounds, each program with the shared memory of the first
+    # round's), at least 90% of the SMs busy, split-K only where N tiles cannot reach that, and
+    # the stages in shared memory.
     from grading.specs.fp8_gemm import LLAMA_NK
-    from solutions.fp8_gemm import _SMEM_PER_SM, _streaming_config
+    from solutions.fp8_gemm import _SMEM_PER_SM, _programs_by_registers, _streaming_config
     for n, k in LLAMA_NK:
         cfg = _streaming_config(m, n, k, sms=132)
         programs = -(-n // cfg.block_n) * -(-m // cfg.block_m) * cfg.split_k
-        resident = -(-programs // 132)
+        resident = min(-(-programs // 132), _programs_by_registers(cfg.block_n, cfg.block_m, cfg.num_warps))
         assert cfg.variant == 5 and programs >= 0.9 * 132, (n, k, cfg)
         assert resident * (cfg.num_stages + 1) * (cfg.block_n + cfg.block_m) * cfg.block_k <= _SMEM_PER_SM, (n, k, cfg)
         assert cfg.split_k == 1 or n == 4096 and m > 16, (n, k, cfg)
+
+
+def test_programs_by_registers():
+    # Two fp32 accumulators (the sum and its promoted copy) per thread decide: a 128 x 128 tile at
+    # 8 warps leaves room for one program per SM, so the plan gives that one all the shared memory.
+    from solutions.fp8_gemm import _programs_by_registers, _streaming_config
+    assert _programs_by_registers(128, 128, 8) == 1
+    assert _programs_by_registers(64, 128, 4) == 3
+    assert _programs_by_registers(64, 64, 4) == 4
+    cfg = _streaming_config(128, 28672, 8192, sms=132)
+    assert (cfg.block_n, cfg.block_m, cfg.block_k, cfg.num_stages) == (128, 128, 128, 5), cfg
 
 
 @pytest.mark.parametrize("m", [1, 16, 64, 128])
@@ -230,17 +242,20 @@ def test_small_m_pick_is_the_plan_with_the_measured_corrections(m):
 
 def test_small_m_pick_at_the_shapes_the_sweep_decided():
     from solutions.fp8_gemm import _streaming_config, pick_config
-    # 64-deep K only where 128 cannot have 3 stages: N = 28672 at 128 tokens, not at 1-64.
+    # 64-deep K only where 128 cannot have 3 stages: nowhere on 132 SMs since the plan counts
+    # registers (N = 28672 at 128 tokens: one program per SM, 5 stages of 128).
     assert _streaming_config(128, 14336, 4096, sms=132).block_k == 128
-    assert _streaming_config(128, 28672, 8192, sms=132).block_k == 64
+    assert _streaming_config(128, 28672, 8192, sms=132).block_k == 128
     assert all(pick_config(m, 28672, 8192, sms=132).variant == 5 for m in (1, 16, 64, 128))
     assert pick_config(16, 28672, 8192, sms=132).block_k == 128
     # N = 4096 at M <= 16: the 64-wide tile, one K slice.
     cfg = pick_config(1, 4096, 4096, sms=132)
     assert (cfg.block_n, cfg.split_k) == (64, 1)
-    # TMA at 128 tokens where the sweep timed it faster, not at N = 14336 or 28672.
+    # TMA at 128 tokens with 5 or more stages of 128-deep K, where the sweep timed it faster; not
+    # at N = 14336 (3 stages).
     assert pick_config(128, 8192, 8192, sms=132).tma and pick_config(128, 8192, 28672, sms=132).tma
-    assert not pick_config(128, 14336, 4096, sms=132).tma and not pick_config(128, 28672, 8192, sms=132).tma
+    assert pick_config(128, 28672, 8192, sms=132).tma
+    assert not pick_config(128, 14336, 4096, sms=132).tma
     assert not pick_config(64, 8192, 8192, sms=132).tma
 
 
