@@ -1,12 +1,12 @@
 """The CUTLASS fp8_gemm (csrc/fp8_gemm_cutlass.cu) on a Hopper GPU: every configuration checked
 against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/70B shapes.
 
-    python benchmarks/fp8_gemm_cutlass_check.py [--json PATH] [--no-sweep | --shipped-build] [--ms 1,16,...]
+    python benchmarks/fp8_gemm_cutlass_check.py [--json PATH] [--no-sweep | --shipped-build | --builds 0,4] [--ms 1,16,...]
 
-Four libraries are built side by side, each by its own process (nvcc compiles one file on one
+Five libraries are built side by side, each by its own process (nvcc compiles one file on one
 core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 1-4, which the
-dispatch picks from, and their run-time variants 10-15) and the same file with KL_FP8_GEMM_SWEEP
-= 1, 2, 3 (kernels 5-6, 7-8 with 16, 9). The file's header says what each configuration tests and why.
+dispatch picks from, and their run-time variants 10-20 and 24) and the same file with
+KL_FP8_GEMM_SWEEP = 1, 2, 3, 4 (kernels 5-6, 7-8 with 16, 9, 21-23). The file's header says what each configuration tests and why.
 Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s;
 "w%" = the weight's bytes (N x K) per second as a share of this run's device-to-device copy
 bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the same kind of scales.
@@ -18,7 +18,6 @@ import json
 import math
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -27,7 +26,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere in the repo
 import grading  # noqa: E402,F401
 from grading.check import Mismatch, compare
-from grading.cuda import load_kernel
+from grading.cuda import cache_root, load_kernel
 from grading.spec import DEFAULT_TOLERANCES
 from grading.timing import rotation_count, time_fn
 
@@ -42,7 +41,8 @@ MS = [1, 16, 64, 128, 512, 4096, 8192]
 CHECK_MS = [1, 16, 37, 128, 4096]
 CHECK_N, CHECK_K = 4104, 4096 + 48  # N not a multiple of any tile; K ends in a partial k-block
 # The configurations each build holds: 0 = the file as shipped, n = built with KL_FP8_GEMM_SWEEP=n.
-BUILDS = {0: [1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 17, 18, 19, 20], 1: [5, 6], 2: [7, 8, 16], 3: [9]}
+BUILDS = {0: [1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 17, 18, 19, 20, 24], 1: [5, 6], 2: [7, 8, 16], 3: [9],
+          4: [21, 22, 23]}
 FAST_ACCUM = {6}  # no fp32 promotion: its error is reported (marked *), not judged
 TARGET_S = 0.1  # seconds per timing: ~520 timings, about two and a half minutes
 
@@ -52,9 +52,9 @@ def sweep_configs(m):
     of kernel 1 where the weight's bytes decide (M <= 64), the promotion, stream-K and swizzle
     variants of the big tiles where the FLOPs do."""
     if m <= 64:
-        return [1, 7, 12, 13, 14, 2, 3]
+        return [1, 7, 12, 13, 14, 2, 3, 21, 22, 24]
     if m <= 128:
-        return [2, 3, 15, 4, 10, 5, 8]
+        return [2, 3, 15, 4, 10, 5, 8, 23, 22]
     return [3, 15, 19, 20, 4, 10, 17, 18, 11, 5, 8, 16, 9, 6]
 
 
@@ -67,15 +67,21 @@ def _load(source):
                        fake={"fp8_gemm": _fake, "fp8_gemm_config": _fake})
 
 
-def build(tmp, sweep, builds=tuple(BUILDS)):
+def build(sweep, builds=tuple(BUILDS)):
     """The libraries `builds` names (0: the file as shipped), compiled in parallel child processes,
-    then loaded here from the cache. Returns the shipped library and {config: library holding it}."""
+    then loaded here from the cache. Returns the shipped library and {config: library holding it}.
+    A sweep build's source is a two-line file in the build cache, written where it is not there
+    yet: the same path every run, so a build made earlier (--build-only) is found again."""
     sources = {0: SOURCE}
     if sweep:
+        folder = cache_root() / "fp8_gemm_cutlass_sweeps"
+        folder.mkdir(parents=True, exist_ok=True)
         for n in builds:
             if n:
-                wrapper = Path(tmp) / f"fp8_gemm_cutlass_sweep{n}.cu"
-                wrapper.write_text(f'#define KL_FP8_GEMM_SWEEP {n}\n#include "fp8_gemm_cutlass.cu"\n')
+                wrapper = folder / f"fp8_gemm_cutlass_sweep{n}.cu"
+                text = f'#define KL_FP8_GEMM_SWEEP {n}\n#include "{SOURCE}"\n'
+                if not wrapper.is_file() or wrapper.read_text() != text:
+                    wrapper.write_text(text)
                 sources[n] = wrapper
     t0 = time.perf_counter()
     print(f"compiling {', '.join(s.name for s in sources.values())} in parallel (minutes, unless cached)",
@@ -304,6 +310,9 @@ def main():
     ap.add_argument("--shipped-build", action="store_true",
                     help="sweep only the configurations of the shipped build (1-4 and their run-time "
                          "variants: one build instead of four)")
+    ap.add_argument("--builds", help="comma-separated builds to sweep (0 = the file as shipped, n = "
+                                     "KL_FP8_GEMM_SWEEP=n; default: all)")
+    ap.add_argument("--build-only", action="store_true", help="build the libraries into the cache and stop")
     ap.add_argument("--ms", help="comma-separated M values to time (default: %(default)s)",
                     default=",".join(map(str, MS)))
     ap.add_argument("--seed", type=int, default=1234)
@@ -312,24 +321,28 @@ def main():
     if not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0):
         sys.exit("needs a Hopper GPU (compute capability 9.0): the kernels are built for sm_90a")
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="kl_fp8_") as tmp:
-        main_lib, ops = build(tmp, not args.no_sweep, (0,) if args.shipped_build else tuple(BUILDS))
-        names = {c: ops[c].fp8_gemm_config_name(c) for c in ops}
-        print("configs: " + "; ".join(names.values()), flush=True)
-        failures, checks, wrong = check(main_lib, ops, args.seed)
-        if wrong - {0}:  # a configuration that computes the wrong thing is not timed
-            print(f"not timed, wrong in the check: {sorted(wrong - {0})}", flush=True)
-            ops = {c: lib for c, lib in ops.items() if c not in wrong}
-        copy_bps = copy_bandwidth()
-        rows = timings(main_lib, ops, [int(x) for x in args.ms.split(",")], not args.no_sweep, copy_bps)
-        best = summary(rows)
-        result = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "configs": names,
-                  "copy_gbps": copy_bps / 1e9, "failures": failures, "checks": checks, "timings": rows,
-                  "summary": best}
-        if args.json:  # written before the API checks, so a crash there keeps the timings
-            Path(args.json).write_text(json.dumps(result, indent=1))
-        print("\nAPI checks: torch.compile through the op, bad arguments", flush=True)
-        failures += check_api(main_lib, args.seed)
+    builds = (0,) if args.shipped_build else tuple(int(b) for b in args.builds.split(",")) if args.builds \
+        else tuple(BUILDS)
+    if args.build_only:
+        build(not args.no_sweep, tuple(sorted({0, *builds})))
+        return
+    main_lib, ops = build(not args.no_sweep, tuple(sorted({0, *builds})))
+    names = {c: ops[c].fp8_gemm_config_name(c) for c in ops}
+    print("configs: " + "; ".join(names.values()), flush=True)
+    failures, checks, wrong = check(main_lib, ops, args.seed)
+    if wrong - {0}:  # a configuration that computes the wrong thing is not timed
+        print(f"not timed, wrong in the check: {sorted(wrong - {0})}", flush=True)
+        ops = {c: lib for c, lib in ops.items() if c not in wrong}
+    copy_bps = copy_bandwidth()
+    rows = timings(main_lib, ops, [int(x) for x in args.ms.split(",")], not args.no_sweep, copy_bps)
+    best = summary(rows)
+    result = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "configs": names,
+              "copy_gbps": copy_bps / 1e9, "failures": failures, "checks": checks, "timings": rows,
+              "summary": best}
+    if args.json:  # written before the API checks, so a crash there keeps the timings
+        Path(args.json).write_text(json.dumps(result, indent=1))
+    print("\nAPI checks: torch.compile through the op, bad arguments", flush=True)
+    failures += check_api(main_lib, args.seed)
     print(f"\n{len(failures)} failure(s) in {time.perf_counter() - t0:.0f} s")
     for f in failures:
         print("  " + f.replace("\n", "\n    "))

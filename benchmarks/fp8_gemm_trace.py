@@ -62,13 +62,17 @@ def main() -> int:
     from solutions import fp8_gemm as sol
     dev = torch.device("cuda")
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}")
+    configs = [int(c) for c in args.cutlass_configs.split(",") if c]
+    if configs:  # the libraries that hold them (the shipped one, sweep builds)
+        from benchmarks.fp8_gemm_cutlass_check import BUILDS, build
+        _, config_ops = build(True, tuple(n for n, held in BUILDS.items() if n == 0 or set(held) & set(configs)))
     for shape in args.shapes.split(","):
         m, n, k = map(int, shape.split("x"))
         sets = [gemm_args(m, n, k) for _ in range(rotation_count(m * k + n * k + 2 * m * n, dev))]
         fns = {"torch._scaled_mm": sol.fp8_gemm_scaled_mm, "triton": sol.fp8_gemm_triton,
                "cuda": sol.fp8_gemm_cuda}
-        for c in filter(None, args.cutlass_configs.split(",")):
-            fns[f"cuda config {c}"] = (lambda c: lambda a, b, sa, sb: sol._gemm_ops().fp8_gemm_config(a, b, sa, sb, c))(int(c))
+        for c in configs:
+            fns[f"cuda config {c}"] = (lambda c: lambda a, b, sa, sb: config_ops[c].fp8_gemm_config(a, b, sa, sb, c))(c)
         print(f"\n{m} x {n} x {k}: weight {n * k / 1e6:.1f} MB")
         for name, fn in fns.items():
             try:

@@ -28,7 +28,7 @@
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these four. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of kernels 1-4 (10-15: no
 // extra kernel, they are in the shipped build; 16 in 8's), and kernels built only with
-// KL_FP8_GEMM_SWEEP = 1, 2 or 3 (one library each, compiled side by side):
+// KL_FP8_GEMM_SWEEP = 1, 2, 3 or 4 (one library each, compiled side by side):
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
 //   6          128x256x128  cooperative  cluster 2x1, persistent, FAST ACCUMULATION: the speed
 //              the accuracy below costs; its error at long K is outside the spec's tolerance  [1]
@@ -44,6 +44,10 @@
 //   16 = 8, promoted every 256 of K (built with 8)                                           [2]
 //   17, 18 = 4, promoted every 512, 1024 of K
 //   19, 20 = 3, promoted every 512, 1024 of K
+//   21 swap-AB  64x16x128    ping-pong    persistent (no K split)                             [4]
+//   22 swap-AB  64x64x128    ping-pong    persistent (no K split)                             [4]
+//   23          128x64x128   cooperative  cluster 1x2, persistent                             [4]
+//   24 = 2, split-K into SMs / tiles equal parts instead of stream-K
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -64,6 +68,17 @@
 //     adds its partial in turn. 12 (no split where 112+ tiles already fill the GPU: N >= 14336),
 //     13 (even split-K, 128 CTAs at N = 4096) and 14 (partials added in any order) take those
 //     costs apart; 7 halves the k-tile count per CTA (fewer barrier round trips).
+//   - Decode, measured (benchmarks/fp8_gemm_trace.py, H200): at 1 x 4096 x 4096 kernel 1 runs
+//     11.6 us after a 0.9 us memset, and 12-14 run 10.9-11.7 us, while torch._scaled_mm's one
+//     kernel (64x8 tiles of the swapped product, cluster 4x1, by its name) runs 7.0. Splitting K
+//     over 4 CTAs a tile is what the three share: each CTA streams only 128 KB, and the partial
+//     sums meet through the workspace. 21 and 22 do as cuBLAS does: 64 weight rows a tile (the
+//     ping-pong kernel's consumer warpgroup owns a whole 64-row tile; the cooperative one needs
+//     128), twice the tiles of kernel 1 and no K split, each CTA streaming whole rows of the
+//     weight (64 CTAs of 256 KB at N = 4096, 224 at 14336). 24 keeps kernel 2's tile but
+//     splits K evenly (no flags to zero, no memset). M = 128: kernel 3 ran 27.1 us at
+//     8192 x 8192 where cuBLAS's 128x64 tiles with a 1x2 cluster ran 20.8; 23 is that tile
+//     shape (128 tiles at N = 8192: one wave), the pair of CTAs sharing the activations' tile.
 // Out of reach of this file, from the same registers: 128x256 or 256x128 tiles with promotion
 // (64x256 per warpgroup is 128 accumulators plus 128 temporaries, past 232 registers), and the
 // ping-pong schedule, whose warpgroup tile (128x128 at least to pay for itself) doubles that.
@@ -118,7 +133,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 21;  // 0 (auto) and the twenty configurations
+constexpr int kNumConfigs = 25;  // 0 (auto) and the twenty-four configurations
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -141,18 +156,24 @@ const char* const kConfigNames[kNumConfigs] = {
     "18 = 4 promote1024",
     "19 = 3 promote512",
     "20 = 3 promote1024",
+    "21 swapAB 64x16x128 pingpong",
+    "22 swapAB 64x64x128 pingpong",
+    "23 128x64x128 coop c1x2",
+    "24 = 2 splitK SMs/tiles",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
 #if !defined(KL_FP8_GEMM_SWEEP)
-constexpr const char* kThisBuild = "1-4 and 10-15";
+constexpr const char* kThisBuild = "1-4, 10-15, 17-20 and 24";
 #elif KL_FP8_GEMM_SWEEP == 1
 constexpr const char* kThisBuild = "5-6 (KL_FP8_GEMM_SWEEP=1)";
 #elif KL_FP8_GEMM_SWEEP == 2
 constexpr const char* kThisBuild = "7-8 and 16 (KL_FP8_GEMM_SWEEP=2)";
 #elif KL_FP8_GEMM_SWEEP == 3
 constexpr const char* kThisBuild = "9 (KL_FP8_GEMM_SWEEP=3)";
+#elif KL_FP8_GEMM_SWEEP == 4
+constexpr const char* kThisBuild = "21-23 (KL_FP8_GEMM_SWEEP=4)";
 #else
-#error "KL_FP8_GEMM_SWEEP must be 1, 2 or 3"
+#error "KL_FP8_GEMM_SWEEP must be 1, 2, 3 or 4"
 #endif
 
 // One problem as the caller sees it (before any swap).
@@ -429,11 +450,25 @@ using Config7 = Fp8GemmConfig<Shape<_128, _16, _256>, Shape<_1, _1, _1>,
 using Config8 = Fp8GemmConfig<Shape<_128, _192, _128>, Shape<_2, _1, _1>,
                               gemm::KernelTmaWarpSpecializedCooperative,
                               epi::TmaWarpSpecializedCooperative, gemm::StreamKScheduler, false>;
-#else
+#elif KL_FP8_GEMM_SWEEP == 3
 // 9. 256-deep k-tiles at large M: 64 KB per stage, 3 stages; one promotion (drain) per 8 k-steps.
 using Config9 = Fp8GemmConfig<Shape<_128, _128, _256>, Shape<_2, _1, _1>,
                               gemm::KernelTmaWarpSpecializedCooperative,
                               epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false>;
+#else
+// 21, 22. Decode with 64 weight rows a tile and no K split (see the top). Ping-pong: each
+//    consumer warpgroup owns whole tiles (64 rows: one wgmma tall), the two taking turns.
+using Config21 = Fp8GemmConfig<Shape<_64, _16, _128>, Shape<_1, _1, _1>,
+                               gemm::KernelTmaWarpSpecializedPingpong,
+                               epi::TmaWarpSpecialized, gemm::PersistentScheduler, true>;
+using Config22 = Fp8GemmConfig<Shape<_64, _64, _128>, Shape<_1, _1, _1>,
+                               gemm::KernelTmaWarpSpecializedPingpong,
+                               epi::TmaWarpSpecialized, gemm::PersistentScheduler, true>;
+// 23. M = 128: 128 tokens x 64 weight rows a tile; the two CTAs of a cluster (neighbouring N
+//    tiles) share the activations' 16 KB tile by multicast.
+using Config23 = Fp8GemmConfig<Shape<_128, _64, _128>, Shape<_1, _2, _1>,
+                               gemm::KernelTmaWarpSpecializedCooperative,
+                               epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -467,6 +502,11 @@ auto with_config(int config, F&& f) {
     case 18: return f(Config4{}, promote(32));
     case 19: return f(Config3{}, promote(16));
     case 20: return f(Config3{}, promote(32));
+    case 24: {
+      Knobs k;
+      k.splits_fill_sms = true;
+      return f(Config2{}, k);
+    }
 #elif KL_FP8_GEMM_SWEEP == 1
     case 5: return f(Config5{}, Knobs{});
     case 6: return f(Config6{}, Knobs{});
@@ -474,8 +514,12 @@ auto with_config(int config, F&& f) {
     case 7: return f(Config7{}, Knobs{});
     case 8: return f(Config8{}, Knobs{});
     case 16: return f(Config8{}, promote(8));
-#else
+#elif KL_FP8_GEMM_SWEEP == 3
     case 9: return f(Config9{}, Knobs{});
+#else
+    case 21: return f(Config21{}, Knobs{});
+    case 22: return f(Config22{}, Knobs{});
+    case 23: return f(Config23{}, Knobs{});
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) +
