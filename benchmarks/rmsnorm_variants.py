@@ -145,6 +145,11 @@ def main():
     for folder in args.cuda_from.split(",") if args.cuda_from else ():
         impls[f"cuda from {folder}"] = cuda_build(folder, args.fused)
     impls.update({f"triton BLOCK_M={m} warps={w}": triton_plan(m, w, args.fused) for m, w in plans})
+    if not args.small:
+        # The few-row plan's loads (evict-first, the weight early, no masks) at every M, the
+        # plan otherwise: not timed with many rows yet.
+        impls["triton few-row switches"] = triton_plan(None, None, args.fused, row_hints=("", "evict_first"),
+                                                       exact=True, w_early=True)
     if args.small:
         impls.update({f"triton 2 passes chunk={c} warps={w}": triton_plan(1, w, args.fused, c)
                       for c, w in SMALL_TWO_PASS})

@@ -20,15 +20,19 @@
 //     accumulation leaves (see Accuracy).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 1, 2, 15 and 10 (= kernels 3 and 4 promoted every 256 of K, see below) by the shape):
-//   1 swap-AB  128x16x128   cooperative  stream-K                 M <= 16
-//   2 swap-AB  128x64x128   cooperative  stream-K                 M <= 64
+// from 21, 22, 23, 2, 15 and 10 (= kernels 3 and 4 promoted every 256 of K, see below) by the
+// shape):
+//   21 swap-AB 64x16x128    ping-pong    persistent               M <= 16
+//   22 swap-AB 64x64x128    ping-pong    persistent               M <= 64; M <= 128, few tiles, K <= 4096
+//   23         128x64x128   cooperative  cluster 1x2, persistent  M <= 128, 128x64 tiles one wave
+//   2 swap-AB  128x64x128   cooperative  stream-K                 M <= 128, few tiles, longer K
 //   3          128x128x128  cooperative  stream-K                 M > 64 when big tiles are few (as 15)
 //   4          128x192x128  cooperative  cluster 2x1, persistent  large M x N (as 10)
-// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these four. The sweep in
-// benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of kernels 1-4 (10-15: no
-// extra kernel, they are in the shipped build; 16 in 8's), and kernels built only with
-// KL_FP8_GEMM_SWEEP = 1, 2, 3 or 4 (one library each, compiled side by side):
+// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these six. The sweep in
+// benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20 and 24:
+// no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's), and kernels built
+// only with KL_FP8_GEMM_SWEEP = 1, 2, 3 or 4 (one library each, compiled side by side):
+//   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
 //   6          128x256x128  cooperative  cluster 2x1, persistent, FAST ACCUMULATION: the speed
 //              the accuracy below costs; its error at long K is outside the spec's tolerance  [1]
@@ -37,16 +41,13 @@
 //   9          128x128x256  cooperative  cluster 2x1, persistent, promoted every 256 of K      [3]
 //   10 = 4, promoted every 256 of K (every second k-tile)
 //   11 = 4, tile swizzle 4 (raster order by the scheduler's heuristic)
-//   12 = 1, stream-K's own heuristic (data-parallel where the tiles fill whole waves)
-//   13 = 1, split-K into SMs / tiles equal parts instead of stream-K
-//   14 = 1, stream-K with the non-deterministic (unordered) reduction of partial tiles
+//   12 = 1, stream-K's own heuristic (data-parallel where the tiles fill whole waves)        [4]
+//   13 = 1, split-K into SMs / tiles equal parts instead of stream-K                        [4]
+//   14 = 1, stream-K with the non-deterministic (unordered) reduction of partial tiles       [4]
 //   15 = 3, promoted every 256 of K
 //   16 = 8, promoted every 256 of K (built with 8)                                           [2]
 //   17, 18 = 4, promoted every 512, 1024 of K
 //   19, 20 = 3, promoted every 512, 1024 of K
-//   21 swap-AB  64x16x128    ping-pong    persistent (no K split)                             [4]
-//   22 swap-AB  64x64x128    ping-pong    persistent (no K split)                             [4]
-//   23          128x64x128   cooperative  cluster 1x2, persistent                             [4]
 //   24 = 2, split-K into SMs / tiles equal parts instead of stream-K
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
@@ -75,10 +76,10 @@
 //     sums meet through the workspace. 21 and 22 do as cuBLAS does: 64 weight rows a tile (the
 //     ping-pong kernel's consumer warpgroup owns a whole 64-row tile; the cooperative one needs
 //     128), twice the tiles of kernel 1 and no K split, each CTA streaming whole rows of the
-//     weight (64 CTAs of 256 KB at N = 4096, 224 at 14336). 24 keeps kernel 2's tile but
-//     splits K evenly (no flags to zero, no memset). M = 128: kernel 3 ran 27.1 us at
-//     8192 x 8192 where cuBLAS's 128x64 tiles with a 1x2 cluster ran 20.8; 23 is that tile
-//     shape (128 tiles at N = 8192: one wave), the pair of CTAs sharing the activations' tile.
+//     weight (64 CTAs of 256 KB at N = 4096, 224 at 14336). 21 then ran 8.7 us there (no memset).
+//     24 keeps kernel 2's tile but splits K evenly. M = 128: kernel 3 ran 27.1 us at 8192 x 8192
+//     where cuBLAS's 128x64 tiles with a 1x2 cluster ran 20.8; 23 is that tile shape (128 tiles
+//     at N = 8192: one wave), the pair of CTAs sharing the activations' tile: 23.1 us.
 // Out of reach of this file, from the same registers: 128x256 or 256x128 tiles with promotion
 // (64x256 per warpgroup is 128 accumulators plus 128 temporaries, past 232 registers), and the
 // ping-pong schedule, whose warpgroup tile (128x128 at least to pay for itself) doubles that.
@@ -163,7 +164,7 @@ const char* const kConfigNames[kNumConfigs] = {
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
 #if !defined(KL_FP8_GEMM_SWEEP)
-constexpr const char* kThisBuild = "1-4, 10-15, 17-20 and 24";
+constexpr const char* kThisBuild = "2-4, 10, 11, 15, 17-24";
 #elif KL_FP8_GEMM_SWEEP == 1
 constexpr const char* kThisBuild = "5-6 (KL_FP8_GEMM_SWEEP=1)";
 #elif KL_FP8_GEMM_SWEEP == 2
@@ -171,7 +172,7 @@ constexpr const char* kThisBuild = "7-8 and 16 (KL_FP8_GEMM_SWEEP=2)";
 #elif KL_FP8_GEMM_SWEEP == 3
 constexpr const char* kThisBuild = "9 (KL_FP8_GEMM_SWEEP=3)";
 #elif KL_FP8_GEMM_SWEEP == 4
-constexpr const char* kThisBuild = "21-23 (KL_FP8_GEMM_SWEEP=4)";
+constexpr const char* kThisBuild = "1 and 12-14 (KL_FP8_GEMM_SWEEP=4)";
 #else
 #error "KL_FP8_GEMM_SWEEP must be 1, 2, 3 or 4"
 #endif
@@ -407,15 +408,9 @@ namespace epi = cutlass::epilogue;
 // row per tile row, four k-steps of wgmma (k = 32 for fp8).
 
 #if !defined(KL_FP8_GEMM_SWEEP)
-// 1. M <= 16 (decode): weight-bound. y^T's N' = M fits one 16-wide tile; each CTA streams 128
-//    weight rows. 16 KB of weight + 2 KB of a per stage, 12 stages: 216 KB in flight per SM,
-//    far past the ~26 KB Little's law asks (4.27 TB/s x ~0.8 us / 132 SMs). 4096 rows are only
-//    32 tiles for 132 SMs, so stream-K also splits K: every SM gets ~1/132 of the weight.
-using Config1 = Fp8GemmConfig<Shape<_128, _16, _128>, Shape<_1, _1, _1>,
-                              gemm::KernelTmaWarpSpecializedCooperative,
-                              epi::TmaWarpSpecializedCooperative, gemm::StreamKScheduler, true>;
-// 2. 16 < M <= 64: still weight-bound (16.8 MB of a 4096x4096 weight = 3.9 us; 2 M N K = 2.1
-//    GFLOP = 1.7 us at 1261 TFLOP/s), so the same plan with a 64-wide N'.
+// 2. 16 < M <= 128 where the weight has few rows and K is long: still weight-bound (16.8 MB of a
+//    4096x4096 weight = 3.9 us; 2 M N K = 2.1 GFLOP at M = 64 = 1.7 us at 1261 TFLOP/s): kernel 1's
+//    plan (sweep build 4) with a 64-wide N'.
 using Config2 = Fp8GemmConfig<Shape<_128, _64, _128>, Shape<_1, _1, _1>,
                               gemm::KernelTmaWarpSpecializedCooperative,
                               epi::TmaWarpSpecializedCooperative, gemm::StreamKScheduler, true>;
@@ -431,6 +426,19 @@ using Config3 = Fp8GemmConfig<Shape<_128, _128, _128>, Shape<_1, _1, _1>,
 using Config4 = Fp8GemmConfig<Shape<_128, _192, _128>, Shape<_2, _1, _1>,
                               gemm::KernelTmaWarpSpecializedCooperative,
                               epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false>;
+// 21, 22. Decode with 64 weight rows a tile and no K split (see the top). Ping-pong: each
+//    consumer warpgroup owns whole tiles (64 rows: one wgmma tall), the two taking turns.
+using Config21 = Fp8GemmConfig<Shape<_64, _16, _128>, Shape<_1, _1, _1>,
+                               gemm::KernelTmaWarpSpecializedPingpong,
+                               epi::TmaWarpSpecialized, gemm::PersistentScheduler, true>;
+using Config22 = Fp8GemmConfig<Shape<_64, _64, _128>, Shape<_1, _1, _1>,
+                               gemm::KernelTmaWarpSpecializedPingpong,
+                               epi::TmaWarpSpecialized, gemm::PersistentScheduler, true>;
+// 23. M = 128: 128 tokens x 64 weight rows a tile; the two CTAs of a cluster (neighbouring N
+//    tiles) share the activations' 16 KB tile by multicast.
+using Config23 = Fp8GemmConfig<Shape<_128, _64, _128>, Shape<_1, _2, _1>,
+                               gemm::KernelTmaWarpSpecializedCooperative,
+                               epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false>;
 #elif KL_FP8_GEMM_SWEEP == 1
 using Config5 = Fp8GemmConfig<Shape<_128, _128, _128>, Shape<_2, _1, _1>,
                               gemm::KernelTmaWarpSpecializedCooperative,
@@ -456,19 +464,13 @@ using Config9 = Fp8GemmConfig<Shape<_128, _128, _256>, Shape<_2, _1, _1>,
                               gemm::KernelTmaWarpSpecializedCooperative,
                               epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false>;
 #else
-// 21, 22. Decode with 64 weight rows a tile and no K split (see the top). Ping-pong: each
-//    consumer warpgroup owns whole tiles (64 rows: one wgmma tall), the two taking turns.
-using Config21 = Fp8GemmConfig<Shape<_64, _16, _128>, Shape<_1, _1, _1>,
-                               gemm::KernelTmaWarpSpecializedPingpong,
-                               epi::TmaWarpSpecialized, gemm::PersistentScheduler, true>;
-using Config22 = Fp8GemmConfig<Shape<_64, _64, _128>, Shape<_1, _1, _1>,
-                               gemm::KernelTmaWarpSpecializedPingpong,
-                               epi::TmaWarpSpecialized, gemm::PersistentScheduler, true>;
-// 23. M = 128: 128 tokens x 64 weight rows a tile; the two CTAs of a cluster (neighbouring N
-//    tiles) share the activations' 16 KB tile by multicast.
-using Config23 = Fp8GemmConfig<Shape<_128, _64, _128>, Shape<_1, _2, _1>,
-                               gemm::KernelTmaWarpSpecializedCooperative,
-                               epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false>;
+// 1. M <= 16 (decode): weight-bound. y^T's N' = M fits one 16-wide tile; each CTA streams 128
+//    weight rows. 16 KB of weight + 2 KB of a per stage, 12 stages: 216 KB in flight per SM,
+//    far past the ~26 KB Little's law asks (4.27 TB/s x ~0.8 us / 132 SMs). 4096 rows are only
+//    32 tiles for 132 SMs, so stream-K also splits K: every SM gets ~1/132 of the weight.
+using Config1 = Fp8GemmConfig<Shape<_128, _16, _128>, Shape<_1, _1, _1>,
+                              gemm::KernelTmaWarpSpecializedCooperative,
+                              epi::TmaWarpSpecializedCooperative, gemm::StreamKScheduler, true>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -476,27 +478,14 @@ template <class F>
 auto with_config(int config, F&& f) {
   switch (config) {
 #if !defined(KL_FP8_GEMM_SWEEP)
-    case 1: return f(Config1{}, Knobs{});
     case 2: return f(Config2{}, Knobs{});
     case 3: return f(Config3{}, Knobs{});
     case 4: return f(Config4{}, Knobs{});
+    case 21: return f(Config21{}, Knobs{});
+    case 22: return f(Config22{}, Knobs{});
+    case 23: return f(Config23{}, Knobs{});
     case 10: return f(Config4{}, promote(8));
     case 11: return f(Config4{}, swizzle(4));
-    case 12: {
-      Knobs k;
-      k.decomposition = 0;  // DecompositionMode::Heuristic
-      return f(Config1{}, k);
-    }
-    case 13: {
-      Knobs k;
-      k.splits_fill_sms = true;
-      return f(Config1{}, k);
-    }
-    case 14: {
-      Knobs k;
-      k.unordered_reduction = true;
-      return f(Config1{}, k);
-    }
     case 15: return f(Config3{}, promote(8));
     case 17: return f(Config4{}, promote(16));
     case 18: return f(Config4{}, promote(32));
@@ -517,9 +506,22 @@ auto with_config(int config, F&& f) {
 #elif KL_FP8_GEMM_SWEEP == 3
     case 9: return f(Config9{}, Knobs{});
 #else
-    case 21: return f(Config21{}, Knobs{});
-    case 22: return f(Config22{}, Knobs{});
-    case 23: return f(Config23{}, Knobs{});
+    case 1: return f(Config1{}, Knobs{});
+    case 12: {
+      Knobs k;
+      k.decomposition = 0;  // DecompositionMode::Heuristic
+      return f(Config1{}, k);
+    }
+    case 13: {
+      Knobs k;
+      k.splits_fill_sms = true;
+      return f(Config1{}, k);
+    }
+    case 14: {
+      Knobs k;
+      k.unordered_reduction = true;
+      return f(Config1{}, k);
+    }
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) +
@@ -549,15 +551,28 @@ extern "C" const char* fp8_gemm_cutlass_config_name(int config) {
   return config >= 0 && config < kNumConfigs ? kConfigNames[config] : "unknown";
 }
 
-extern "C" int fp8_gemm_cutlass_pick(int64_t m, int64_t n, int64_t /*k*/) {
-  // M tokens <= 64: the weight's bytes decide the time (see the top); swap-AB, stream-K.
-  if (m <= 16) return 1;
-  if (m <= 64) return 2;
+extern "C" int fp8_gemm_cutlass_pick(int64_t m, int64_t n, int64_t k) {
+  // M tokens <= 64: the weight's bytes decide the time (see the top). 64 weight rows a tile, no K
+  // split. H200, same run as torch._scaled_mm (benchmarks/h200_session15/call2/
+  // cutlass_check.txt): 21 at M = 1 and 16 0.91x it (geometric mean over the six Llama weights)
+  // where stream-K's kernel 1 ran 0.78x; 22 at M = 64 0.86x where kernel 2 ran 0.77x.
+  if (m <= 16) return 21;
+  if (m <= 64) return 22;
+  const int64_t sms = sm_count(current_device());
+  if (m <= 128) {
+    // 128x64 tiles that make one wave (N = 8192 on 132 SMs: 128 tiles): 23, 713 and 844 TFLOP/s
+    // at 8192 x 8192 and 8192 x 28672 where 15 ran 588 and 805. Fewer (N = 4096): no tile shape
+    // fills the SMs without splitting K, and stream-K's fixed costs (the memset, the fix-up of
+    // partial tiles) pay off only over a long K: 22 at K = 4096 (391 against 215), kernel 2 at
+    // K = 14336 (583 against 460). More (N >= 14336): the big-tile rule below (15 ran fastest).
+    const int64_t narrow = kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 64);
+    if (narrow <= sms && 10 * narrow >= 8 * sms) return 23;
+    if (10 * narrow < 8 * sms) return k <= 4096 ? 22 : 2;
+  }
   // Larger M: 128x192 tiles when they fill the GPU in whole waves, 128x128 + stream-K otherwise.
   // A persistent grid runs ceil(tiles / SMs) waves; the last one is `fill` full. 4096 x 4096 on
   // 132 SMs: 704 big tiles = 5.3 waves -> 4. M = 512, N = 4096: 88 big tiles, a third of the
   // SMs idle -> 3 (128 tiles). From 4 waves on, a part-empty last wave costs at most ~1/4.
-  const int64_t sms = sm_count(current_device());
   const int64_t tiles = kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 192);
   const int64_t waves = kl_cdiv<int64_t>(tiles, sms);
   const double fill = static_cast<double>(tiles) / static_cast<double>(waves * sms);
