@@ -147,7 +147,7 @@ def main():
     impls.update({f"triton BLOCK_M={m} warps={w}": triton_plan(m, w, args.fused) for m, w in plans})
     if not args.small:
         # The few-row plan's loads (evict-first, the weight early, no masks) at every M, the
-        # plan otherwise: not timed with many rows yet.
+        # plan otherwise (up to 5% slower on an H200: benchmarks/h200_session15, call 4).
         impls["triton few-row switches"] = triton_plan(None, None, args.fused, row_hints=("", "evict_first"),
                                                        exact=True, w_early=True)
     if args.small:

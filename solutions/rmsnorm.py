@@ -254,15 +254,17 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
     # 2.32 against 2.47 µs, 256 x 4096 3.56 against 3.87, 64 and 256 x 8192 0.16-0.22 µs faster;
     # rmsnorm 256 x 4096 2.85 against 3.02, 64 and 256 x 8192 0.19-0.25 faster; 16 rows level;
     # rmsnorm 64 x 4096 1.93 against 1.86 (benchmarks/h200_session14, call 2). With many rows the
-    # loads stay plain: the hint was not timed there.
+    # loads stay plain (below).
     if row_hints is None:
         row_hints = ("", "evict_first") if few_rows and one_pass else ("", "")
     # Few rows, too: no masks where the tile covers the rows (EXACT: N a power of two; BLOCK_M is 1
     # there, so M never adds a compilation) and the weight loaded with the row (W_EARLY). Each
     # timed in its own process on an H200 at 1, 64 and 256 x 4096 (benchmarks/h200_session15,
     # call 1), both against neither: rmsnorm 1.41/1.85/2.74 µs against 1.46/1.90/2.82, fused
-    # 1.56/2.24/3.49 against 1.58/2.32/3.54 (the weight early alone: fused 1.50/2.23/3.54). With
-    # many rows neither was timed, and EXACT would compile twice per N (M % BLOCK_M).
+    # 1.56/2.24/3.49 against 1.58/2.32/3.54 (the weight early alone: fused 1.50/2.23/3.54).
+    # With many rows all three (with evict-first) ran up to 5% slower, same run: fused 4096 x 4096
+    # 35.4 µs against 34.2, 16384 x 4096 137.6 against 131.0; rmsnorm 16384 x 4096 69.2 against
+    # 65.9, level or 0.3 µs faster elsewhere (benchmarks/h200_session15, call 4).
     exact = few_rows if exact is None else exact
     w_early = few_rows if w_early is None else w_early
     grid = (triton.cdiv(rows, block_m),)
