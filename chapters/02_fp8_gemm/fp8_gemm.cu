@@ -13,8 +13,11 @@
 //      accumulator and two Sm90Compute<multiplies>. Fill `arguments()` to match.
 //   2. Small M. A wgmma instruction is 64 rows tall: at M = 1..64 most of a 128-row tile is
 //      padding. Add a second configuration that computes y^T = b a^T (swap A and B, and the
-//      scales; y^T column-major is y row-major) with a 16- or 64-wide N tile, and a stream-K
-//      scheduler so that every SM streams a share of the weight. Pick it in fp8_gemm_cutlass_pick.
+//      scales; y^T column-major is y row-major) with a 16- or 64-wide N tile, and enough tiles
+//      that every SM streams a share of the weight: 64 weight rows a tile with the ping-pong
+//      schedule (its consumer warpgroup owns a whole 64-row tile), or K split by a stream-K
+//      scheduler (the reference's notes say what each cost on an H200). Pick it in
+//      fp8_gemm_cutlass_pick.
 // Then delete the KL_STUB_NOT_IMPLEMENTED line below and grade with
 //     python -m grading check fp8_gemm --rung cuda
 // The reference (csrc/fp8_gemm_cutlass.cu) has both, and the notebook explains the pieces.
