@@ -145,11 +145,6 @@ def main():
     for folder in args.cuda_from.split(",") if args.cuda_from else ():
         impls[f"cuda from {folder}"] = cuda_build(folder, args.fused)
     impls.update({f"triton BLOCK_M={m} warps={w}": triton_plan(m, w, args.fused) for m, w in plans})
-    if not args.small:
-        # The few-row plan's loads (evict-first, the weight early, no masks) at every M, the
-        # plan otherwise (up to 5% slower on an H200: benchmarks/h200_session15, call 4).
-        impls["triton few-row switches"] = triton_plan(None, None, args.fused, row_hints=("", "evict_first"),
-                                                       exact=True, w_early=True)
     if args.small:
         impls.update({f"triton 2 passes chunk={c} warps={w}": triton_plan(1, w, args.fused, c)
                       for c, w in SMALL_TWO_PASS})
@@ -164,6 +159,11 @@ def main():
         if args.fused:
             impls.update({f"h stored, read back: BLOCK_M={m} chunk={c} warps={w}": h_store_plan(m, c, w)
                           for m, c, w in SMALL_H_STORE})
+    else:
+        # The few-row plan's loads (evict-first, the weight early, no masks) at every M, the
+        # plan otherwise (up to 5% slower on an H200: benchmarks/h200_session15, call 4).
+        impls["triton few-row switches"] = triton_plan(None, None, args.fused, row_hints=("", "evict_first"),
+                                                       exact=True, w_early=True)
     if args.only:
         impls = {k: f for k, f in impls.items() if k.startswith(tuple(args.only.split(",")))}
     code_log = []
