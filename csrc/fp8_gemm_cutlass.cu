@@ -404,6 +404,14 @@ struct Fp8GemmConfig {
 namespace gemm = cutlass::gemm;
 namespace epi = cutlass::epilogue;
 
+// The two kernel schedules the configurations use, each with its matching epilogue.
+template <class TileShape, class ClusterShape, class Scheduler, bool kSwapAB>
+using Cooperative = Fp8GemmConfig<TileShape, ClusterShape, gemm::KernelTmaWarpSpecializedCooperative,
+                                  epi::TmaWarpSpecializedCooperative, Scheduler, kSwapAB>;
+template <class TileShape, bool kSwapAB>  // ping-pong runs only the persistent scheduler
+using PingPong = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, gemm::KernelTmaWarpSpecializedPingpong,
+                               epi::TmaWarpSpecialized, gemm::PersistentScheduler, kSwapAB>;
+
 // Tiles are (M, N, K) of the GEMM CUTLASS runs. K = 128 e4m3 = 128 bytes: one 128-byte swizzled
 // row per tile row, four k-steps of wgmma (k = 32 for fp8).
 
@@ -411,38 +419,24 @@ namespace epi = cutlass::epilogue;
 // 2. 16 < M <= 128 where the weight has few rows and K is long: still weight-bound (16.8 MB of a
 //    4096x4096 weight = 3.9 us; 2 M N K = 2.1 GFLOP at M = 64 = 1.7 us at 1261 TFLOP/s): kernel 1's
 //    plan (sweep build 4) with a 64-wide N'.
-using Config2 = Fp8GemmConfig<Shape<_128, _64, _128>, Shape<_1, _1, _1>,
-                              gemm::KernelTmaWarpSpecializedCooperative,
-                              epi::TmaWarpSpecializedCooperative, gemm::StreamKScheduler, true>;
+using Config2 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _1, _1>, gemm::StreamKScheduler, true>;
 // 3. M > 64 with too few big tiles to fill the GPU (M = 128..2048 on the smaller weights):
 //    128x128 tiles are 1.5x as many as 128x192, and stream-K evens out the last wave.
-using Config3 = Fp8GemmConfig<Shape<_128, _128, _128>, Shape<_1, _1, _1>,
-                              gemm::KernelTmaWarpSpecializedCooperative,
-                              epi::TmaWarpSpecializedCooperative, gemm::StreamKScheduler, false>;
+using Config3 = Cooperative<Shape<_128, _128, _128>, Shape<_1, _1, _1>, gemm::StreamKScheduler, false>;
 // 4. Large M x N: compute-bound. A 128x192 tile does 2*128*192*128 = 6.3 MFLOP per 40 KB stage,
 //    20% more FLOPs per byte of shared memory than 128x128; the widest tile whose accumulators
 //    and promotion temporary fit (see Accuracy). Cluster 2x1: two CTAs on neighbouring M tiles
 //    share the 24 KB B tile by multicast, 30% fewer bytes from L2 per stage.
-using Config4 = Fp8GemmConfig<Shape<_128, _192, _128>, Shape<_2, _1, _1>,
-                              gemm::KernelTmaWarpSpecializedCooperative,
-                              epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false>;
+using Config4 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
 // 21, 22. Decode with 64 weight rows a tile and no K split (see the top). Ping-pong: each
 //    consumer warpgroup owns whole tiles (64 rows: one wgmma tall), the two taking turns.
-using Config21 = Fp8GemmConfig<Shape<_64, _16, _128>, Shape<_1, _1, _1>,
-                               gemm::KernelTmaWarpSpecializedPingpong,
-                               epi::TmaWarpSpecialized, gemm::PersistentScheduler, true>;
-using Config22 = Fp8GemmConfig<Shape<_64, _64, _128>, Shape<_1, _1, _1>,
-                               gemm::KernelTmaWarpSpecializedPingpong,
-                               epi::TmaWarpSpecialized, gemm::PersistentScheduler, true>;
+using Config21 = PingPong<Shape<_64, _16, _128>, true>;
+using Config22 = PingPong<Shape<_64, _64, _128>, true>;
 // 23. M = 128: 128 tokens x 64 weight rows a tile; the two CTAs of a cluster (neighbouring N
 //    tiles) share the activations' 16 KB tile by multicast.
-using Config23 = Fp8GemmConfig<Shape<_128, _64, _128>, Shape<_1, _2, _1>,
-                               gemm::KernelTmaWarpSpecializedCooperative,
-                               epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false>;
+using Config23 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _2, _1>, gemm::PersistentScheduler, false>;
 #elif KL_FP8_GEMM_SWEEP == 1
-using Config5 = Fp8GemmConfig<Shape<_128, _128, _128>, Shape<_2, _1, _1>,
-                              gemm::KernelTmaWarpSpecializedCooperative,
-                              epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false>;
+using Config5 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
 using Config6 = Fp8GemmConfig<Shape<_128, _256, _128>, Shape<_2, _1, _1>,
                               gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
                               epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false>;
@@ -451,26 +445,18 @@ using Config6 = Fp8GemmConfig<Shape<_128, _256, _128>, Shape<_2, _1, _1>,
 //    trips, promotions) per CTA. CUTLASS requires the promotion interval to be a multiple of the
 //    k-steps per k-tile (8 here): left at its default of 4, can_implement refused every call,
 //    which is why this configuration failed every check before.
-using Config7 = Fp8GemmConfig<Shape<_128, _16, _256>, Shape<_1, _1, _1>,
-                              gemm::KernelTmaWarpSpecializedCooperative,
-                              epi::TmaWarpSpecializedCooperative, gemm::StreamKScheduler, true>;
+using Config7 = Cooperative<Shape<_128, _16, _256>, Shape<_1, _1, _1>, gemm::StreamKScheduler, true>;
 // 8. Kernel 4 under stream-K: whole waves data-parallel, the part-empty last wave split along K.
-using Config8 = Fp8GemmConfig<Shape<_128, _192, _128>, Shape<_2, _1, _1>,
-                              gemm::KernelTmaWarpSpecializedCooperative,
-                              epi::TmaWarpSpecializedCooperative, gemm::StreamKScheduler, false>;
+using Config8 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, gemm::StreamKScheduler, false>;
 #elif KL_FP8_GEMM_SWEEP == 3
 // 9. 256-deep k-tiles at large M: 64 KB per stage, 3 stages; one promotion (drain) per 8 k-steps.
-using Config9 = Fp8GemmConfig<Shape<_128, _128, _256>, Shape<_2, _1, _1>,
-                              gemm::KernelTmaWarpSpecializedCooperative,
-                              epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false>;
+using Config9 = Cooperative<Shape<_128, _128, _256>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
 #else
 // 1. M <= 16 (decode): weight-bound. y^T's N' = M fits one 16-wide tile; each CTA streams 128
 //    weight rows. 16 KB of weight + 2 KB of a per stage, 12 stages: 216 KB in flight per SM,
 //    far past the ~26 KB Little's law asks (4.27 TB/s x ~0.8 us / 132 SMs). 4096 rows are only
 //    32 tiles for 132 SMs, so stream-K also splits K: every SM gets ~1/132 of the weight.
-using Config1 = Fp8GemmConfig<Shape<_128, _16, _128>, Shape<_1, _1, _1>,
-                              gemm::KernelTmaWarpSpecializedCooperative,
-                              epi::TmaWarpSpecializedCooperative, gemm::StreamKScheduler, true>;
+using Config1 = Cooperative<Shape<_128, _16, _128>, Shape<_1, _1, _1>, gemm::StreamKScheduler, true>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
