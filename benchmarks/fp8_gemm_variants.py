@@ -73,16 +73,16 @@ def large_candidates() -> list:
 
 
 def small_candidates(m: int, n: int, k: int) -> list:
-    """Around the v5 pick, one change each, to test the napkin math's choices: the other of
-    the copy engine (TMA) and per-thread loads; BLOCK_N halved or doubled (more programs and more
-    reads of a from L2, or fewer programs and fewer reads); twice the K slices (more programs per SM, a
+    """Around the v5 pick, one change each, to test the napkin math's choices: the copy engine
+    (TMA) instead of per-thread loads; BLOCK_N halved or doubled (more programs and more reads of
+    a from L2, or fewer programs and fewer reads); twice the K slices (more programs per SM, a
     workspace and a last-arriver sum); BLOCK_K halved with twice the stages, or doubled with
     half (the same bytes in flight in smaller or larger steps). First v4, the kernel v5 replaces. About 80 kernels to compile in
     all, most of the ~3 minutes of `--small`; with `--quick`, the first four."""
     from solutions.fp8_gemm import _num_sms, _streaming_config, _v4_config
     pick = _streaming_config(m, n, k, _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
     r = dataclasses.replace
-    out = [_v4_config(m), r(pick, tma=not pick.tma)]
+    out = [_v4_config(m), r(pick, tma=True)]
     if pick.block_n > (16 if pick.block_m <= 32 else 32):
         out.append(r(pick, block_n=pick.block_n // 2))
     if pick.block_n < 128:

@@ -236,6 +236,7 @@ struct Knobs {
 };
 constexpr Knobs promote(int k_steps) { Knobs k; k.promotion = k_steps; return k; }
 constexpr Knobs swizzle(int size) { Knobs k; k.swizzle = size; return k; }
+constexpr Knobs split_evenly() { Knobs k; k.splits_fill_sms = true; return k; }
 
 // Whether a mainloop takes mma_promotion_interval (the fp8 mainloop with promotion does; the
 // fast-accumulation one has no such argument).
@@ -477,11 +478,7 @@ auto with_config(int config, F&& f) {
     case 18: return f(Config4{}, promote(32));
     case 19: return f(Config3{}, promote(16));
     case 20: return f(Config3{}, promote(32));
-    case 24: {
-      Knobs k;
-      k.splits_fill_sms = true;
-      return f(Config2{}, k);
-    }
+    case 24: return f(Config2{}, split_evenly());
 #elif KL_FP8_GEMM_SWEEP == 1
     case 5: return f(Config5{}, Knobs{});
     case 6: return f(Config6{}, Knobs{});
@@ -498,11 +495,7 @@ auto with_config(int config, F&& f) {
       k.decomposition = 0;  // DecompositionMode::Heuristic
       return f(Config1{}, k);
     }
-    case 13: {
-      Knobs k;
-      k.splits_fill_sms = true;
-      return f(Config1{}, k);
-    }
+    case 13: return f(Config1{}, split_evenly());
     case 14: {
       Knobs k;
       k.unordered_reduction = true;

@@ -562,17 +562,19 @@ def _fp8_gemm_v5_kernel(
         _store_tile_t(y_ptr, acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
 
 
-# v6, stream-K (a candidate for M <= 128, timed by benchmarks/fp8_gemm_variants.py; not picked
-# yet). v5 gives each program whole output tiles (or whole K slices of them), so the work comes in
-# units of a tile: 224 tiles on 132 SMs (M = 128, N = 28672, 128-wide tiles) is 1.7 tiles per
-# SM, and an SM that can hold only one such program (two fp32 accumulators of 128 × 128, for the
-# promotion) runs two rounds where the work is 1.7. v6 launches one program per SM and deals out
-# the K steps of all tiles, tile after tile, in equal contiguous ranges: program p takes steps
-# [p·W/P, (p+1)·W/P) of the W = tiles × K-steps. A program's range covers whole tiles in its
-# middle, written directly, and at most two partial ones at its ends: those go to a workspace
-# slot of its own (0 for its first tile, 1 for its last), and the last of a tile's programs to
-# finish (a counter per tile) sums the tile's partials in program order (the same bits on every
-# call), writes y and resets the counter to zero for the next call.
+# v6, stream-K (a candidate for M <= 128, not picked: `benchmarks/fp8_gemm_variants.py --stream-k`
+# timed it 5-38% slower than the v5 pick at 23 of the 24 decode shapes on an H200,
+# benchmarks/h200_session15, call 1; its one win came from deeper K steps, which the v5 plan now
+# gives that shape). v5 gives each program whole output tiles (or whole K slices of them), so the
+# work comes in units of a tile: 224 tiles on 132 SMs (M = 128, N = 28672, 128-wide tiles) is 1.7
+# tiles per SM, and an SM that can hold only one such program (two fp32 accumulators of 128 × 128,
+# for the promotion) runs two rounds where the work is 1.7. v6 launches one program per SM and deals
+# out the K steps of all tiles, tile after tile, in equal contiguous ranges: program p takes steps
+# [p·W/P, (p+1)·W/P) of the W = tiles × K-steps. A program's range covers whole tiles in its middle,
+# written directly, and at most two partial ones at its ends: those go to a workspace slot of its
+# own (0 for its first tile, 1 for its last), and the last of a tile's programs to finish (a counter
+# per tile) sums the tile's partials in program order (the same bits on every call), writes y and
+# resets the counter to zero for the next call.
 @triton.jit
 def _fp8_gemm_v6_kernel(
     a_ptr, b_ptr, y_ptr,    # a [M, K], b [N, K] e4m3 contiguous; y [M, N] contiguous
