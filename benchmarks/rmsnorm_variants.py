@@ -92,8 +92,9 @@ def h_store_plan(block_m, chunk, warps):
     return fn
 
 
-def triton_plan(block_m, warps, fused, chunk=None, row_hints=None, exact=None, w_early=None):
-    plan = dict(block_m=block_m, num_warps=warps, chunk=chunk, row_hints=row_hints, exact=exact, w_early=w_early)
+def triton_plan(block_m, warps, fused, chunk=None, row_hints=None, exact=None, w_early=None, pdl=True):
+    plan = dict(block_m=block_m, num_warps=warps, chunk=chunk, row_hints=row_hints, exact=exact, w_early=w_early,
+                pdl=pdl)
 
     def plain(x, w):
         y = torch.empty_like(x)
@@ -164,6 +165,9 @@ def main():
         # plan otherwise (up to 5% slower on an H200: benchmarks/h200_session15, call 4).
         impls["triton few-row switches"] = triton_plan(None, None, args.fused, row_hints=("", "evict_first"),
                                                        exact=True, w_early=True)
+    # The plan without programmatic dependent launch (on in the plan on sm_90+ since
+    # h200_session16, call 1, which timed it as "triton PDL" beside the plan without it).
+    impls["triton without PDL"] = triton_plan(None, None, args.fused, pdl=False)
     if args.only:
         impls = {k: f for k, f in impls.items() if k.startswith(tuple(args.only.split(",")))}
     code_log = []
@@ -171,9 +175,11 @@ def main():
     rows = []
     for m, n in shapes:
         nbytes = (4 if args.fused else 2) * m * n * 2 + n * 2  # x (+ residual) in, y (+ h) out
-        # Small shapes: enough input sets that a graph replaying one call per set reads from HBM.
+        # Enough input sets that no call finds its inputs in L2, as the bench rotates them: a graph
+        # replaying one call per set reads from HBM (with one set, a 4096 x 4096 call's 64 MB half
+        # fit in the previous call's L2 and ran ~3% faster than in the bench).
         sets = []
-        for _ in range(rotation_count(nbytes, torch.device("cuda")) if args.small else 1):
+        for _ in range(rotation_count(nbytes, torch.device("cuda"))):
             x = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
             w = torch.randn(n, device="cuda", dtype=torch.bfloat16)
             sets.append(((x, torch.randn_like(x), w) if args.fused else (x, w), {}))

@@ -52,6 +52,12 @@ namespace {
 constexpr float kE4m3Max = 448.0f;  // the largest finite e4m3 value
 constexpr float kAmaxMin = 1e-12f;  // an all-zero row gets this amax: q = 0, not 0 / 0
 constexpr int kMaxThreads = 1024;
+// Programmatic dependent launch on sm_90+ (kl_launch, kl_common.cuh): each kernel waits for the
+// previous kernel's writes before its first global access, so the launcher may start them with
+// it. Off until it is timed here: the rmsnorm kernels, the same one-row-per-block shape, gained
+// 0.25-0.45 µs a call in CUDA graphs with it (csrc/rmsnorm.cu). The grader's cases passed with it
+// on (H200, benchmarks/h200_session16, call 2).
+constexpr bool kDependentLaunch = false;
 
 // Max of v over the whole block (blockDim.x a multiple of 32), returned to every thread: shuffles
 // inside each warp, then the warp maxima through shared memory. Every thread must call it.
@@ -164,6 +170,8 @@ __global__ void __launch_bounds__(kMaxThreads) _fp8_quantize_kernel(
   __shared__ float warp_max[32];
   const int n_packs = k / VEC;
   auto in_row = [&](int p) { return kExact || p < n_packs; };
+  kl_wait_previous_grid();  // launched with programmatic dependent launch (kDependentLaunch)
+  kl_release_next_grid();
   for (int64_t i = blockIdx.x; i < rows; i += gridDim.x) {  // uniform per block
     const int64_t row = kPerToken ? i : rows - 1 - i;
     // The row's starts are the only 64-bit arithmetic; offsets within a row are 32-bit (k is an int).
@@ -201,6 +209,8 @@ __global__ void __launch_bounds__(kMaxThreads) _fp8_quantize_streaming_kernel(
   using Pack = KlPack<T, VEC>;
   __shared__ float warp_max[32];
   const int n_packs = k / VEC;
+  kl_wait_previous_grid();
+  kl_release_next_grid();
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const Pack* xr = reinterpret_cast<const Pack*>(x + row * x_row_stride);
     float amax;
@@ -235,6 +245,8 @@ __global__ void __launch_bounds__(256, 8) _amax_kernel(
   __shared__ float warp_max[32];
   const int n_packs = k / VEC;
   float m = 0.0f;
+  kl_wait_previous_grid();
+  kl_release_next_grid();
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const Pack* xr = reinterpret_cast<const Pack*>(x + row * x_row_stride);
     for (int p0 = threadIdx.x; p0 < n_packs; p0 += kAmaxPacks * blockDim.x) {

@@ -5,6 +5,8 @@
 //
 // The including file defines first, in its anonymous namespace:
 //   kMaxThreads  the largest block launched (the kernels' __launch_bounds__)
+//   kDependentLaunch  launch with programmatic dependent launch on sm_90+: every kernel calls
+//       kl_wait_previous_grid() before its first global access (kl_common.cuh)
 //   _fp8_quantize_kernel<T, VEC, PACKS, kPerToken, kExact>  one row per block of 32..kMaxThreads
 //       threads (whole warps), PACKS = 1, 2, 4 (8 when VEC == 1) packs per thread
 //   _fp8_quantize_streaming_kernel<T, VEC, kPerToken>  rows past kMaxThreads x 4 packs: one row
@@ -52,8 +54,8 @@ void launch_resident(const T* x, uint8_t* q, float* scale, const float* amax, in
   const int64_t blocks = std::min<int64_t>(rows, kMaxGrid);
   // kExact: every thread's packs inside the row and a block per row (every Llama row).
   kl_with_flag<(VEC > 1)>(k == threads * PACKS * VEC && rows <= kMaxGrid, [&](auto exact) {
-    _fp8_quantize_kernel<T, VEC, PACKS, kPerToken, decltype(exact)::value>
-        <<<static_cast<unsigned>(blocks), threads, 0, stream>>>(x, q, scale, amax, rows, k, x_row_stride);
+    kl_launch(_fp8_quantize_kernel<T, VEC, PACKS, kPerToken, decltype(exact)::value>, static_cast<unsigned>(blocks),
+              threads, stream, kDependentLaunch && kl_device_has_pdl(), x, q, scale, amax, rows, k, x_row_stride);
   });
 }
 
@@ -64,8 +66,8 @@ void launch_rows(const T* x, uint8_t* q, float* scale, const float* amax, int64_
   const int n_packs = std::max(1, k / VEC);
   if (n_packs > kMaxThreads * kPacks) {
     const int64_t blocks = std::min<int64_t>(rows, kMaxGrid);
-    _fp8_quantize_streaming_kernel<T, VEC, kPerToken><<<static_cast<unsigned>(blocks), kMaxThreads, 0, stream>>>(
-        x, q, scale, amax, rows, k, x_row_stride);
+    kl_launch(_fp8_quantize_streaming_kernel<T, VEC, kPerToken>, static_cast<unsigned>(blocks), kMaxThreads,
+              stream, kDependentLaunch && kl_device_has_pdl(), x, q, scale, amax, rows, k, x_row_stride);
     return;
   }
   // Whole warps, kRowPacks packs per thread up to kMaxThreads threads, kPacks past that (bf16
@@ -96,8 +98,8 @@ void quantize(const T* x, uint8_t* q, float* scale, float* amax, int64_t rows, i
     // Pass 1: 8 blocks of 256 threads per SM (all the threads it holds) cover the tensor once,
     // 32-64 B in flight per thread: 64-128 KB per SM.
     const int64_t blocks = std::min<int64_t>(rows, 8 * int64_t(sm_count()));
-    _amax_kernel<T, VEC><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(x, amax, rows, k, x_row_stride);
-    KL_CUDA_CHECK(cudaGetLastError());
+    kl_launch(_amax_kernel<T, VEC>, static_cast<unsigned>(blocks), 256, stream,
+              kDependentLaunch && kl_device_has_pdl(), x, amax, rows, k, x_row_stride);
     launch_rows<T, VEC, false>(x, q, scale, amax, rows, k, x_row_stride, stream);
   }
   KL_CUDA_CHECK(cudaGetLastError());

@@ -89,3 +89,49 @@ constexpr int kl_next_pow2(int v) {
   while (p < v) p *= 2;
   return p;
 }
+
+// --- programmatic dependent launch (sm_90+) ----------------------------------------------------
+// A kernel launched with kl_launch(..., pdl = true) may be scheduled while the kernel before it
+// on the stream is still running: its blocks take the SM slots that kernel's last blocks free,
+// and the launch gap between the two disappears. In exchange every block must call
+// kl_wait_previous_grid() before its first global access: it returns once the previous grid has
+// finished and its writes are visible. kl_release_next_grid() lets the next PDL launch be
+// scheduled once every block of this grid has called it. Both are no-ops before sm_90 and when
+// the kernel was launched without the attribute.
+__device__ __forceinline__ void kl_wait_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void kl_release_next_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// The current device has programmatic dependent launch (compute capability 9.0 or newer).
+inline bool kl_device_has_pdl() {
+  int device = 0, major = 0;
+  KL_CUDA_CHECK(cudaGetDevice(&device));
+  KL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return major >= 9;
+}
+
+// kernel<<<grid, block, 0, stream>>>(args...), with the programmatic-stream-serialization
+// attribute when `pdl` (the kernel must then wait as above).
+template <typename... Params, typename... Args>
+void kl_launch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, bool pdl,
+               Args... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = 0;
+  config.stream = stream;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = pdl ? 1 : 0;
+  KL_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
+}

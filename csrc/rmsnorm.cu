@@ -29,6 +29,13 @@ namespace {
 // Threads per block for long rows, at most. Also the kernels' __launch_bounds__: 65536 / 1024 =
 // 64 registers per thread, room for 4 packs of x and 4 of the residual (16 + 16) in flight.
 constexpr int kMaxThreads = 1024;
+// The launcher starts these kernels with programmatic dependent launch on sm_90+ (kl_launch): a
+// kernel's blocks are scheduled while the kernel before it drains, and wait for its writes
+// (kl_wait_previous_grid) before their first load. On an H200, CUDA graphs of back-to-back calls
+// as the bench times them, beside the same kernels launched without it in one run: rmsnorm
+// 1/64/256 x 4096 1.15/1.44/2.34 µs against 1.60/1.90/2.72, fused 1.40/1.93/3.20 against
+// 1.82/2.39/3.64; from 4096 rows within the run's spread (benchmarks/h200_session16, call 1).
+constexpr bool kDependentLaunch = true;
 // a + b, rounded once to T: what torch's x + residual gives. fp16 and bf16 go two at a time
 // (HADD2, one instruction per pair): unpacking both operands to fp32 first holds ~30 more
 // registers at 4 packs per thread, which spilled on sm_90a.
@@ -148,6 +155,10 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
   RowSums row_sum(warp_sums);
   // The few-rows block-row kernels (the weight loaded early) read x and the residual past L1.
   constexpr bool kNoL1 = kBlockRow && kWeightEarly;
+  // Launched with programmatic dependent launch (kDependentLaunch): the index math above ran
+  // while the previous kernel finished; its writes are visible from here on.
+  kl_wait_previous_grid();
+  kl_release_next_grid();
 
   // `first` is the same for every thread of the block, so all of them run the same iterations
   // and reach every shuffle and barrier; a thread whose row is past the end just idles.
@@ -290,6 +301,8 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_streaming_kernel(
   const int tail = n - n_packs * VEC;
   __shared__ float warp_sums[64];
   RowSums row_sum(warp_sums);
+  kl_wait_previous_grid();  // as in _rmsnorm_kernel
+  kl_release_next_grid();
 
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const Pack* xp = reinterpret_cast<const Pack*>(x + row * x_row_stride);

@@ -5,6 +5,9 @@
 //
 // The including file defines first, in its anonymous namespace:
 //   kMaxThreads                              the largest block launched (the kernels' __launch_bounds__)
+//   kDependentLaunch                         launch with programmatic dependent launch on sm_90+:
+//                                            every kernel calls kl_wait_previous_grid() before
+//                                            its first global access (kl_common.cuh)
 //   _rmsnorm_kernel<T, VEC, PACKS, kAdd, kBlockRow, kWeightEarly, kExact>
 //                                            PACKS = 1, 2, 4 (8 when VEC == 1) packs per lane and
 //                                            threads_per_row lanes per row: 1..32 (a power of two)
@@ -72,6 +75,7 @@ void launch_resident(const T* x, const T* residual, const T* weight, T* y, T* h,
   const int64_t blocks = std::min<int64_t>(kl_cdiv<int64_t>(rows, rows_per_block), kMaxGrid);
   const float inv_n = 1.0f / static_cast<float>(n);
   const unsigned grid = static_cast<unsigned>(blocks);
+  const bool pdl = kDependentLaunch && kl_device_has_pdl();
   if (threads_per_row == threads) {  // one row per block
     // The weight loaded with the row at few rows (see _rmsnorm_kernel); never with 4 packs, which
     // would spill holding it too (and so that kernel is not even instantiated).
@@ -85,14 +89,14 @@ void launch_resident(const T* x, const T* residual, const T* weight, T* y, T* h,
     const bool exact = n == threads * PACKS * VEC && rows <= kMaxGrid;
     kl_with_flag<kEarlyFits>(rows <= kFewRows, [&](auto early) {
       kl_with_flag<kExactFits>(exact, [&](auto exact_fit) {
-        _rmsnorm_kernel<T, VEC, PACKS, kAdd, true, decltype(early)::value, decltype(exact_fit)::value>
-            <<<grid, threads, 0, stream>>>(x, residual, weight, y, h, rows, n, x_row_stride,
-                                           residual_row_stride, eps, threads_per_row, inv_n);
+        kl_launch(_rmsnorm_kernel<T, VEC, PACKS, kAdd, true, decltype(early)::value, decltype(exact_fit)::value>,
+                  grid, threads, stream, pdl, x, residual, weight, y, h, rows, n, x_row_stride,
+                  residual_row_stride, eps, threads_per_row, inv_n);
       });
     });
   } else {  // short rows, several per block: the weight with the row at 1-2 packs
-    _rmsnorm_kernel<T, VEC, PACKS, kAdd, false, (PACKS <= 2), false><<<grid, threads, 0, stream>>>(
-        x, residual, weight, y, h, rows, n, x_row_stride, residual_row_stride, eps, threads_per_row, inv_n);
+    kl_launch(_rmsnorm_kernel<T, VEC, PACKS, kAdd, false, (PACKS <= 2), false>, grid, threads, stream, pdl,
+              x, residual, weight, y, h, rows, n, x_row_stride, residual_row_stride, eps, threads_per_row, inv_n);
   }
 }
 
@@ -124,9 +128,9 @@ void launch_rows(const T* x, const T* residual, const T* weight, T* y, T* h, int
     threads_per_row = threads;
   } else {
     const int64_t blocks = std::min<int64_t>(rows, kMaxGrid);
-    _rmsnorm_streaming_kernel<T, VEC, kAdd><<<static_cast<unsigned>(blocks), kMaxThreads, 0, stream>>>(
-        x, residual, weight, y, h, rows, n, x_row_stride, residual_row_stride, eps);
-    KL_CUDA_CHECK(cudaGetLastError());
+    kl_launch(_rmsnorm_streaming_kernel<T, VEC, kAdd>, static_cast<unsigned>(blocks), kMaxThreads, stream,
+              kDependentLaunch && kl_device_has_pdl(), x, residual, weight, y, h, rows, n, x_row_stride,
+              residual_row_stride, eps);
     return;
   }
   switch (packs) {

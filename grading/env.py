@@ -1,4 +1,5 @@
 """Where kernels run: a CUDA GPU, or CPU mode (Triton interpreter, no speed checks)."""
+import functools
 import os
 import sys
 
@@ -34,3 +35,18 @@ def announce(stream=sys.stderr) -> None:
 
 def capability() -> tuple[int, int] | None:
     return None if CPU_MODE else torch.cuda.get_device_capability(0)
+
+
+@functools.cache
+def _has_pdl(device_index: int) -> bool:
+    return torch.cuda.get_device_capability(device_index)[0] >= 9
+
+
+def pdl_launch(device: torch.device) -> dict:
+    """Launch options for a Triton kernel with a `PDL` switch, on a GPU with programmatic dependent
+    launch (sm_90+): the kernel's PDL=True (its programs wait for the previous kernel's writes
+    before their first load, `tl.extra.cuda.gdc_wait`) and Triton's launch_pdl=True (the launch
+    may be scheduled while that kernel drains). Elsewhere, and in the interpreter, neither."""
+    if device.type != "cuda" or not _has_pdl(device.index if device.index is not None else torch.cuda.current_device()):
+        return {}
+    return {"PDL": True, "launch_pdl": True}

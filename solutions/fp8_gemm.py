@@ -118,7 +118,11 @@ def _amax_kernel(
     x_row_stride,          # elements between rows
     BLOCK_M: tl.constexpr,  # rows per program
     BLOCK_N: tl.constexpr,  # columns per step
+    PDL: tl.constexpr = False,  # programmatic dependent launch, as _quantize_kernel
 ):
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
     rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)  # [BLOCK_M]
     cols = tl.arange(0, BLOCK_N)
     acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
@@ -143,7 +147,13 @@ def _quantize_kernel(
     BLOCK_M: tl.constexpr,  # rows per program
     BLOCK_N: tl.constexpr,  # the whole (padded) row when ONE_PASS, else a chunk of it
     ONE_PASS: tl.constexpr,  # the row fits in registers: x is read from HBM once
+    # Programmatic dependent launch (sm_90+, with launch_pdl=True): the programs may be scheduled
+    # while the previous kernel drains; they wait for its writes before their first load.
+    PDL: tl.constexpr = False,
 ):
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
     pid = tl.program_id(0)
     rows = pid.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)  # [BLOCK_M], 64-bit offsets
     row_mask = rows[:, None] < n_rows
@@ -202,6 +212,9 @@ def _host_cast() -> bool:
 _ONE_PASS_COLS = 16384
 # Elements per program: 8 KB of bf16 in flight per tile with 8 warps (32 B per thread).
 _TILE = 4096
+# Programmatic dependent launch for both quantizer kernels (their PDL switch), as the rmsnorm
+# rungs use it; off until it is timed here, as csrc/fp8_quant.cu's kDependentLaunch.
+_QUANT_PDL = False
 
 
 def fp8_quantize_triton(x: torch.Tensor, per_token: bool) -> tuple[torch.Tensor, torch.Tensor]:
@@ -220,14 +233,15 @@ def fp8_quantize_triton(x: torch.Tensor, per_token: bool) -> tuple[torch.Tensor,
     # One warp per KB of tile, 1 to 16 (K = 8192 bf16: 16 warps, 16 B of x per thread per load).
     num_warps = min(16, max(1, triton.next_power_of_2(block_m * block_n * x.element_size() // 1024)))
     amax = x  # unused per token
+    pdl = env.pdl_launch(x.device) if _QUANT_PDL else {}
     if not per_token:
         amax = torch.zeros(1, dtype=torch.float32, device=x.device)
         bm = max(1, min(_TILE // min(block_n, 4096), triton.next_power_of_2(m)))
         _amax_kernel[(triton.cdiv(m, bm),)](x, amax, m, k, x.stride(0), BLOCK_M=bm,
-                                            BLOCK_N=min(block_n, 4096), num_warps=num_warps)
+                                            BLOCK_N=min(block_n, 4096), num_warps=num_warps, **pdl)
     _quantize_kernel[(triton.cdiv(m, block_m),)](
         x, q, scale, amax, m, k, x.stride(0), PER_TOKEN=per_token, BLOCK_M=block_m, BLOCK_N=block_n,
-        ONE_PASS=one_pass, num_warps=num_warps)
+        ONE_PASS=one_pass, num_warps=num_warps, **pdl)
     return (q.to(E4M3) if host_cast else q), scale
 
 

@@ -16,6 +16,7 @@ import torch
 import triton
 import triton.language as tl
 
+from grading import env
 from grading.compiling import compile_on_first_call
 from grading.specs.rmsnorm import check_fused_add_rmsnorm_inputs, check_rmsnorm_inputs, rows_view
 
@@ -134,7 +135,14 @@ def _rmsnorm_kernel(
     # The weight loaded with the row, before the reduction, and held across it (as the CUDA
     # rung's kWeightEarly); otherwise after it, from L2 by then at many rows.
     W_EARLY: tl.constexpr = False,
+    # Programmatic dependent launch (sm_90+, launched with launch_pdl=True): this grid may be
+    # scheduled while the previous kernel on the stream finishes. Every program waits for that
+    # kernel's memory (gdc_wait) before its first load, then lets the next grid be scheduled.
+    PDL: tl.constexpr = False,
 ):
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
     # 64-bit before multiplying by the row stride: 32768 rows × 65536 columns passes 2^31.
     rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)  # [BLOCK_M]
     row_mask = rows[:, None] < n_rows  # [BLOCK_M, 1]
@@ -223,10 +231,17 @@ def _num_sms(device_index: int | None) -> int:
 
 
 def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=None, row_hints=None,
-            exact=None, w_early=None):
+            exact=None, w_early=None, pdl=True):
     # block_m / num_warps / chunk (two passes in chunks of this many columns) / row_hints (the
-    # kernel's ROW_CACHE, ROW_EVICT) / exact, w_early (its EXACT, W_EARLY where they apply):
+    # kernel's ROW_CACHE, ROW_EVICT) / exact, w_early (its EXACT, W_EARLY where they apply) / pdl:
     # overrides for benchmarks/rmsnorm_variants.py's sweep; None = the plan below.
+    # pdl: programmatic dependent launch on sm_90+ (env.pdl_launch), at every size: a call's
+    # programs are scheduled while the kernel before it drains, and the launch gap between the two
+    # goes. On an H200, same run, CUDA graphs of back-to-back calls on rotated inputs as the bench
+    # times them (benchmarks/h200_session16, call 1): rmsnorm 1/64/256 x 4096 1.14/1.42/2.33 µs
+    # against 1.39/1.90/2.73 without, 4096 x 4096 18.56 against 19.07; fused 1/64/256 x 4096
+    # 1.30/1.79/3.07 against 1.55/2.25/3.48. Past 30 µs (timed alone, L2 flushed before each
+    # call, so no kernel drains before it) the two were within the run's spread.
     n = x.shape[-1]
     x2 = rows_view(x, "x")  # [M, N], row stride x2.stride(0)
     r2 = rows_view(residual, "residual") if residual is not None else x2
@@ -273,7 +288,7 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
         HAS_RESIDUAL=residual is not None, BLOCK_M=block_m, BLOCK_N=block_n, ONE_PASS=one_pass,
         ROW_CACHE=row_hints[0], ROW_EVICT=row_hints[1],
         EXACT=exact and one_pass and n == block_n and rows % block_m == 0, W_EARLY=w_early and one_pass,
-        num_warps=num_warps)
+        num_warps=num_warps, **(env.pdl_launch(x.device) if pdl else {}))
 
 
 def rmsnorm_triton_naive(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:

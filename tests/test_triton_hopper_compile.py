@@ -108,6 +108,14 @@ _KERNELS = [
     *[(f"{'fused_add_rmsnorm' if add else 'rmsnorm'}, one pass, exact tile, weight early", _RMS, "_rmsnorm_kernel",
        _RMS_PTRS, {"HAS_RESIDUAL": add, "BLOCK_M": 1, "BLOCK_N": 4096, "ONE_PASS": True, "EXACT": True,
                    "W_EARLY": True, "ROW_EVICT": "evict_first"}, {"num_warps": 16}) for add in (False, True)],
+    *[(f"{'fused_add_rmsnorm' if add else 'rmsnorm'}, one pass, programmatic dependent launch", _RMS,
+       "_rmsnorm_kernel", _RMS_PTRS, {"HAS_RESIDUAL": add, "BLOCK_M": 1, "BLOCK_N": 4096, "ONE_PASS": True, "PDL": True},
+       {"num_warps": 8, "launch_pdl": True}) for add in (False, True)],
+    ("fp8_quantize amax, programmatic dependent launch", _FP8, "_amax_kernel", {"x_ptr": "*bf16", "amax_ptr": "*fp32"},
+     {"BLOCK_M": 1, "BLOCK_N": 4096, "PDL": True}, {"num_warps": 8, "launch_pdl": True}),
+    ("fp8_quantize per token, programmatic dependent launch", _FP8, "_quantize_kernel", _QUANT_PTRS,
+     {"PER_TOKEN": True, "BLOCK_M": 1, "BLOCK_N": 4096, "ONE_PASS": True, "PDL": True},
+     {"num_warps": 8, "launch_pdl": True}),
 ]
 
 

@@ -22,6 +22,10 @@ namespace {
 
 // Threads per block for long rows, at most, and the kernels' __launch_bounds__ (64 registers).
 constexpr int kMaxThreads = 1024;
+// Programmatic dependent launch (going further in the notebook): set it to true only once every
+// kernel below calls kl_wait_previous_grid() before its first load, or a kernel may read its
+// inputs before the kernel that writes them has finished.
+constexpr bool kDependentLaunch = false;
 
 // Given: a + b for a whole pack, each sum rounded once to T (what torch's x + residual gives).
 // fp16 and bf16 go two at a time through __hadd2, which needs fewer registers than converting

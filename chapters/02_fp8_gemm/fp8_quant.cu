@@ -21,6 +21,9 @@ namespace {
 constexpr float kE4m3Max = 448.0f;  // the largest finite e4m3 value
 constexpr float kAmaxMin = 1e-12f;  // an all-zero row gets this amax: q = 0, not 0 / 0
 constexpr int kMaxThreads = 1024;
+// Programmatic dependent launch (kl_common.cuh): set it to true only once every kernel below calls
+// kl_wait_previous_grid() before its first global access.
+constexpr bool kDependentLaunch = false;
 
 // Max of v over the whole block (blockDim.x a multiple of 32), returned to every thread: shuffles
 // inside each warp, then the warp maxima through shared memory. Every thread must call it.
