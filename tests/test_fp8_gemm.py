@@ -16,7 +16,7 @@ from grading import check, env
 from grading.grade import grade_impl
 from grading.impls import ImplRef
 from grading.specs import get_spec
-from grading.specs.fp8_gemm import E4M3, fp8_gemm_ref, fp8_quantize_ref, make_fp8_gemm_inputs
+from grading.specs.fp8_gemm import E4M3, Q_TOLERANCE, fp8_gemm_ref, fp8_quantize_ref, make_fp8_gemm_inputs
 
 REPO = Path(__file__).resolve().parent.parent
 BROKEN = Path(__file__).parent / "broken" / "fp8_gemm_broken.py"
@@ -370,3 +370,34 @@ def test_quantize_reference_is_the_contract():
     assert torch.equal(q.abs().amax(-1), torch.full((5,), 448.0, dtype=torch.float64))
     err = (q * scale - x.double()).abs()
     assert bool((err <= x.double().abs() * 2.0**-3 + scale * 2.0**-9).all())
+
+
+def test_quantize_ties_may_round_either_way():
+    # With amax = 5.25 the scale is 3/256 exactly and many x / scale are exact midpoints between
+    # two e4m3 values. A kernel whose fp32 division is not correctly rounded sends some of them to
+    # the other neighbour: the grader accepts either there (settle_quantize_ties), and only there.
+    spec = get_spec("fp8_quantize")
+    x = torch.randn(2048, 256, generator=torch.Generator().manual_seed(5)).clamp(-5, 5).to(torch.bfloat16)
+    x[0, 0] = 5.25
+    q_ref, scale = fp8_quantize_ref(x, False)
+    quot = x.double() / scale
+
+    def rounded(v):
+        return v.clamp(-448, 448).to(E4M3).double()
+
+    up, down = rounded(quot * (1 + 2.0**-19)), rounded(quot * (1 - 2.0**-19))  # (torch rounds via fp32)
+    ties = up != down
+    assert int(ties.sum()) > 0.03 * x.numel()
+    q_other = torch.where(ties & (q_ref == up), down, torch.where(ties, up, q_ref))  # every tie the other way
+    with pytest.raises(check.Mismatch, match="relative L2 error"):
+        check.compare(q_other, q_ref, Q_TOLERANCE)
+    settled, settled_scale = spec.settled((q_other.to(E4M3), scale), (q_ref, scale), (x, False), {})
+    assert settled_scale is scale
+    check.compare(q_other, settled, Q_TOLERANCE)
+    # A quotient rounded to bf16 first is still wrong far from the ties.
+    x = torch.randn(2048, 256, generator=torch.Generator().manual_seed(6)).to(torch.bfloat16)
+    q_ref, scale = fp8_quantize_ref(x, False)
+    q_bf16, _ = _broken("quantize_in_bf16")(x, False)
+    settled_bf16, _ = spec.settled((q_bf16, scale), (q_ref, scale), (x, False), {})
+    with pytest.raises(check.Mismatch, match="relative L2 error"):
+        check.compare(q_bf16, settled_bf16, Q_TOLERANCE)

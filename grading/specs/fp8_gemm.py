@@ -110,6 +110,34 @@ def fp8_quantize_ref(x: torch.Tensor, per_token: bool) -> tuple[torch.Tensor, to
     return q, scale
 
 
+# How close (relative) x / scale must be to a midpoint between two e4m3 values for either to be
+# right: 16 fp32 ulps. The quotient a kernel rounds is an fp32 one, and not always correctly
+# rounded: Triton's `/` (div.full.f32) is within 2 ulps, a multiply by 1 / scale within about 1.5.
+# That matters only on ties, but ties are common: with amax = 5.25 the scale is 3/256 exactly and
+# 6% of a bf16 normal tensor's quotients are exact midpoints. On an H200 the eager, compiled and
+# Triton rungs then rounded enough of them the other way to miss the 1% relative L2 limit
+# (benchmarks/h200_session16, call 2, seed 2116). quantize_in_bf16 (tests/broken), whose bf16
+# quotient is 2^-9 off, is still rejected.
+TIE_WINDOW = 2.0**-19
+
+
+def settle_quantize_ties(outs: tuple, refs: tuple, args: tuple, kwargs: dict) -> tuple:
+    """fp8_quantize's references with the output's code wherever x / scale is within TIE_WINDOW
+    of a rounding midpoint and the output holds the neighbour the reference did not pick."""
+    q_out, q_ref, scale = outs[0], refs[0], refs[1]
+    x = args[0]
+    if not isinstance(q_out, torch.Tensor) or q_out.shape != q_ref.shape:
+        return refs  # check_structure reports it
+    quot = x.to(q_ref.device).double() / scale
+
+    def rounded(v):
+        return v.clamp(-E4M3_MAX, E4M3_MAX).to(E4M3).double()
+
+    got = q_out.to(q_ref.device).double()
+    other = (got == rounded(quot * (1 + TIE_WINDOW))) | (got == rounded(quot * (1 - TIE_WINDOW)))
+    return (torch.where(other, got, q_ref), *refs[1:])
+
+
 def fp8_gemm_ref(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor,
                  out_dtype: torch.dtype = torch.bfloat16) -> torch.Tensor:
     a64 = a.double() * scale_a.double()  # [M, K] · ([M, 1] or [1])
@@ -315,6 +343,7 @@ QUANTIZE_SPEC = KernelSpec(
     speed_cases=quant_speed_cases,
     out_dtypes=lambda c: (E4M3, torch.float32),
     output_tolerances=lambda c: (Q_TOLERANCE, SCALE_TOLERANCE),
+    settle=settle_quantize_ties,
     # |x|, the max, the multiply by 1/scale, the clamp: ~4 per element.
     flops=lambda c: 4.0 * c.params["shape"][0] * c.params["shape"][1],
     bytes_moved=_quant_bytes,
