@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import functools
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -492,3 +493,47 @@ TORCH_LIBRARY_IMPL(kl_msg_probe, CompositeExplicitAutograd, m) { m.impl("check",
     with pytest.raises(TypeError, match="^x: expected float32, got Half"):
         op(torch.ones(1, 2, 3, dtype=torch.half), 1e-6)
     assert op(torch.ones(1, 2, 3), 1e-6).shape == (1, 2, 3)
+
+
+def _kernel_bodies(source: str) -> dict[str, str]:
+    """name -> body of every __global__ function in `source` (braces matched; comments kept)."""
+    bodies = {}
+    for m in re.finditer(r"__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+)\s*\(", source):
+        depth, j = 1, m.end()
+        while depth:  # to the parameter list's closing parenthesis
+            depth += {"(": 1, ")": -1}.get(source[j], 0)
+            j += 1
+        i = source.index("{", j)
+        depth, j = 0, i
+        while True:
+            depth += {"{": 1, "}": -1}.get(source[j], 0)
+            if depth == 0:
+                break
+            j += 1
+        bodies[m.group(1)] = source[i:j + 1]
+    return bodies
+
+
+@pytest.mark.parametrize("cu_file", sorted(p for p in kc.CSRC.glob("*.cu") if "kDependentLaunch" in p.read_text()),
+                         ids=lambda p: p.name)
+def test_kernels_that_may_launch_dependently_wait_first(cu_file):
+    # A kernel launched with programmatic dependent launch (kDependentLaunch) may start before the
+    # kernel ahead of it has finished: each must wait (kl_wait_previous_grid) before it touches
+    # global memory, i.e. before its row loop.
+    bodies = _kernel_bodies(cu_file.read_text())
+    assert bodies, f"no __global__ kernels found in {cu_file.name}"
+    for name, body in bodies.items():
+        assert "kl_wait_previous_grid();" in body, f"{cu_file.name}: {name} never waits for the previous grid"
+        wait = body.index("kl_wait_previous_grid();")
+        first_loop = body.find("for (int64_t")
+        assert first_loop == -1 or wait < first_loop, f"{cu_file.name}: {name} waits only after its row loop begins"
+
+
+def test_exercise_launchers_start_without_dependent_launch():
+    # The exercises' kernels are the student's: a launch that overlaps the previous kernel would
+    # race on any that reads before it waits, so the shared launchers get kDependentLaunch = false.
+    chapters = Path(__file__).resolve().parent.parent / "chapters"
+    files = [p for p in chapters.glob("*/*.cu") if "kDependentLaunch" in p.read_text()]
+    assert files
+    for p in files:
+        assert "constexpr bool kDependentLaunch = false;" in p.read_text(), p
