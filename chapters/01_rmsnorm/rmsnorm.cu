@@ -22,7 +22,7 @@ namespace {
 
 // Threads per block for long rows, at most, and the kernels' __launch_bounds__ (64 registers).
 constexpr int kMaxThreads = 1024;
-// Programmatic dependent launch (going further in the notebook): set it to true only once every
+// Programmatic dependent launch (the notebook, section 7): set it to true only once every
 // kernel below calls kl_wait_previous_grid() before its first load, or a kernel may read its
 // inputs before the kernel that writes them has finished.
 constexpr bool kDependentLaunch = false;
