@@ -2,13 +2,16 @@
 it (a candidate, or an earlier revision), the Triton and compiled rungs.
 
     python benchmarks/fp8_quant_variants.py [--json PATH] [--cuda-from DIR[,DIR...]] [--only PREFIXES]
+                                           [--shapes MxK,...]
 
 DIR holds another fp8_quant.cu and fp8_quant_launch.cuh (`git show REV:csrc/fp8_quant.cu >
 DIR/fp8_quant.cu`, the same for the launcher). Every build must give the reference CUDA
 quantizer's bytes and scales exactly (the same arithmetic in another order or plan), and the
 reference's within the spec's tolerance of the float64 reference; then each is timed as the
-bench times it: per token, bf16, the bench's Llama shapes, CUDA-graph replays over rotated
-inputs larger than L2 up to 128 rows, single launches after an L2 flush past that.
+bench times it: per token, bf16, the bench's Llama shapes, inputs rotated past L2, CUDA-graph
+replays where a call takes under 30 µs, single launches after an L2 flush past that. "triton PDL"
+is the Triton rung with programmatic dependent launch (_QUANT_PDL); a build of the CUDA rung with
+kDependentLaunch = true is a --cuda-from folder.
 """
 import argparse
 import json
@@ -39,19 +42,28 @@ def main():
     ap.add_argument("--cuda-from", help="folders (comma-separated), each with another fp8_quant.cu + "
                                         "fp8_quant_launch.cuh to time beside the reference")
     ap.add_argument("--only", help="comma-separated name prefixes of the implementations to time")
+    ap.add_argument("--shapes", help="comma-separated MxK to time instead of the list's (e.g. 1x4096,4096x4096)")
     args = ap.parse_args()
+    shapes = [tuple(int(d) for d in s.split("x")) for s in args.shapes.split(",")] if args.shapes else SHAPES
+
+    def triton_pdl(x, per_token):
+        sol._QUANT_PDL = True
+        try:
+            return sol.fp8_quantize_triton(x, per_token)
+        finally:
+            sol._QUANT_PDL = False
+
     impls = {"ref cuda": sol.fp8_quantize_cuda, "ref triton": sol.fp8_quantize_triton,
-             "ref compiled": sol.fp8_quantize_compiled}
+             "ref compiled": sol.fp8_quantize_compiled, "triton PDL": triton_pdl}
     for folder in args.cuda_from.split(",") if args.cuda_from else ():
         impls[f"cuda from {folder}"] = cuda_build(folder)
     if args.only:
         impls = {k: f for k, f in impls.items() if k.startswith(tuple(args.only.split(",")))}
     rows = []
-    for m, k in SHAPES:
+    for m, k in shapes:
         nbytes = m * k * 3 + m * 4  # x read (bf16), q written (e4m3), the scales
-        graph = m <= 128
         sets = [((torch.randn(m, k, device="cuda", dtype=torch.bfloat16) * 3, True), {})
-                for _ in range(rotation_count(nbytes, torch.device("cuda")) if graph else 1)]
+                for _ in range(rotation_count(nbytes, torch.device("cuda")))]
         x = sets[0][0][0]
         q_ref, s_ref = sol.fp8_quantize_cuda(x, True)
         q64, s64 = spec.fp8_quantize_ref(x, True)
@@ -62,10 +74,14 @@ def main():
         assert step.max().item() <= 1.0, f"ref cuda: q off by more than one e4m3 step at {m} x {k}"
         for name, fn in impls.items():
             q, s = fn(x, True)
+            if name == "triton PDL":  # the same kernel, launched otherwise: the Triton rung's bytes
+                qt, st = sol.fp8_quantize_triton(x, True)
+                assert torch.equal(q.view(torch.uint8), qt.view(torch.uint8)) and torch.equal(s, st), \
+                    f"{name}: q or the scales differ from the Triton rung at {m} x {k}"
             if name.startswith("cuda from"):
                 assert torch.equal(q.view(torch.uint8), q_ref.view(torch.uint8)) and torch.equal(s, s_ref), \
                     f"{name}: q or the scales differ from the reference CUDA quantizer at {m} x {k}"
-            t, _, _ = time_fn(fn, sets, graph=graph)
+            t, _, _ = time_fn(fn, sets)
             rows.append({"impl": name, "shape": [m, k], "us": t.best_s * 1e6, "spread": t.spread,
                          "gbps": nbytes / t.best_s / 1e9, "graph": t.graph_median_s is not None})
             print(f"{name:28s} {m:6d}x{k:<5d} {t.best_s * 1e6:8.2f} µs  {nbytes / t.best_s / 1e9:6.0f} GB/s  "
