@@ -6,6 +6,7 @@ one GPU in one run (the grader's protocol: L2 flushed, inputs rotated past L2, C
     python benchmarks/fp8_gemm_variants.py --small [--json OUT.json]   # the decode goal, ~3 minutes
     python benchmarks/fp8_gemm_variants.py --large [--json OUT.json]   # the prefill goal (M >= 4096)
     python benchmarks/fp8_gemm_variants.py --stream-k [--json OUT.json]   # v6 beside the decode pick
+    python benchmarks/fp8_gemm_variants.py --pdl [--json OUT.json]   # the decode pick with dependent launch
     python benchmarks/fp8_gemm_variants.py --summary OUT_DIR   # the chapter's targets, from bench JSONs
 
 The table says, per shape, the fastest candidate and how far the configuration fp8_gemm_triton
@@ -117,7 +118,7 @@ def stream_k_candidates(m: int, n: int, k: int) -> list:
 
 
 def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large: bool = False,
-          promote: bool = False, stream_k: bool = False) -> list[dict]:
+          promote: bool = False, stream_k: bool = False, pdl: bool = False) -> list[dict]:
     from grading.check import compare
     from grading.lesson_fp8 import gemm_args
     from grading.specs.fp8_gemm import E4M3, GEMM_TOLERANCES, fp8_gemm_ref
@@ -137,6 +138,8 @@ def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large
             cands = large_candidates()[: 4 if quick else None]
         elif stream_k:
             cands = stream_k_candidates(m, n, k)[: 2 if quick else None]
+        elif pdl:  # the pick launched with programmatic dependent launch (v5 only)
+            cands = [dataclasses.replace(picked, pdl=True)] if picked.variant == 5 else []
         elif promote:
             r = dataclasses.replace
             cands = list(dict.fromkeys([r(picked, promote_every=1), r(picked, promote_every=max(1, 512 // picked.block_k))]))
@@ -238,6 +241,8 @@ def main() -> int:
                         "configuration promoting every K step and every 512 of K")
     p.add_argument("--stream-k", action="store_true",
                    help="the decode goal's 24 shapes: the pick beside v6 (stream-K) configurations")
+    p.add_argument("--pdl", action="store_true",
+                   help="the decode shapes: the pick beside itself with programmatic dependent launch")
     p.add_argument("--summary", metavar="DIR", help="print the targets table from DIR/*_bench.json and exit")
     args = p.parse_args()
     if args.summary:
@@ -255,6 +260,8 @@ def main() -> int:
         rows = sweep([s for s in GOAL if s[0] in (64, 128)], args.quick, promote=True)
     elif args.stream_k:
         rows = sweep(GOAL, args.quick, stream_k=True)
+    elif args.pdl:
+        rows = sweep(GOAL, args.quick, pdl=True)
     elif args.small:
         rows = sweep(GOAL, args.quick, small=True) + sweep(GOAL_ROW, args.quick, per_row=True)
     else:

@@ -544,7 +544,13 @@ def _fp8_gemm_v5_kernel(
     PROMOTE: tl.constexpr,
     TMA: tl.constexpr,      # tensor-descriptor loads (the copy engine) instead of per-thread ones
     PROMOTE_EVERY: tl.constexpr = 1,  # K steps the tensor cores accumulate between fp32 promotions
+    # Programmatic dependent launch (sm_90+, with launch_pdl=True; GemmConfig.pdl): the programs
+    # may be scheduled while the previous kernel drains, and wait for its writes before any load.
+    PDL: tl.constexpr = False,
 ):
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
     # Grid (N tiles, M tiles, SPLIT_K), N fastest: every program in flight reads its own rows of b.
     pid_n = tl.program_id(0)
     pid_m = tl.program_id(1)
@@ -668,6 +674,9 @@ class GemmConfig:
     tma: bool = False  # v5, v6: tensor-descriptor loads
     promote_every: int = 1  # v3, v5, v6: K steps between promotions into the fp32 sum
     programs: int = 0  # v6: 0 = one per SM
+    # v5: programmatic dependent launch on sm_90+ (the rmsnorm rungs' 0.25-0.48 µs a call in CUDA
+    # graphs, solutions/rmsnorm.py); no pick sets it until fp8_gemm_variants.py --pdl has timed it.
+    pdl: bool = False
 
     def describe(self) -> str:
         s = f"v{self.variant} {self.block_m}x{self.block_n}x{self.block_k} w{self.num_warps} s{self.num_stages}"
@@ -681,6 +690,8 @@ class GemmConfig:
             s += " flat"
         if self.tma:
             s += " tma"
+        if self.pdl:
+            s += " pdl"
         if self.promote and self.promote_every > 1:
             s += f" promote/{self.promote_every * self.block_k}"
         return s + ("" if self.promote else " fast-acc")
@@ -934,7 +945,8 @@ def _launch(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig) -> torch.Tensor:
             triton.set_allocator(_tma_scratch)
         _fp8_gemm_v5_kernel[(grid_n, grid_m, split)](a, b, y, scale_a, scale_b, ws, count, m, n, k, k_per_split,
                                                      m * n, SPLIT_K=split, TMA=cfg.tma,
-                                                     PROMOTE_EVERY=cfg.promote_every, **common)
+                                                     PROMOTE_EVERY=cfg.promote_every, **common,
+                                                     **(env.pdl_launch(a.device) if cfg.pdl else {}))
     return y
 
 
