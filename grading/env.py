@@ -39,14 +39,23 @@ def capability() -> tuple[int, int] | None:
 
 @functools.cache
 def _has_pdl(device_index: int) -> bool:
-    return torch.cuda.get_device_capability(device_index)[0] >= 9
+    if torch.cuda.get_device_capability(device_index)[0] < 9:
+        return False
+    # The Triton side: the device functions and the launch option (Triton 3.6 has both).
+    try:
+        from triton.backends.nvidia.compiler import CUDAOptions
+        from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait  # noqa: F401
+    except ImportError:
+        return False
+    return "launch_pdl" in getattr(CUDAOptions, "__dataclass_fields__", {})
 
 
 def pdl_launch(device: torch.device) -> dict:
     """Launch options for a Triton kernel with a `PDL` switch, on a GPU with programmatic dependent
     launch (sm_90+): the kernel's PDL=True (its programs wait for the previous kernel's writes
     before their first load, `tl.extra.cuda.gdc_wait`) and Triton's launch_pdl=True (the launch
-    may be scheduled while that kernel drains). Elsewhere, and in the interpreter, neither."""
+    may be scheduled while that kernel drains). Elsewhere (an older GPU, a Triton without them,
+    the interpreter) neither."""
     if device.type != "cuda" or not _has_pdl(device.index if device.index is not None else torch.cuda.current_device()):
         return {}
     return {"PDL": True, "launch_pdl": True}
