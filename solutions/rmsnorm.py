@@ -240,8 +240,8 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
     # goes. On an H200, same run, CUDA graphs of back-to-back calls on rotated inputs as the bench
     # times them (benchmarks/h200_session16, call 1): rmsnorm 1/64/256 x 4096 1.14/1.42/2.33 µs
     # against 1.39/1.90/2.73 without, 4096 x 4096 18.56 against 19.07; fused 1/64/256 x 4096
-    # 1.30/1.79/3.07 against 1.55/2.25/3.48. Past 30 µs (timed alone, L2 flushed before each
-    # call, so no kernel drains before it) the two were within the run's spread.
+    # 1.30/1.79/3.07 against 1.55/2.25/3.48. Past 30 µs (each call timed on its own, after an L2
+    # flush) the two were within the run's spread.
     n = x.shape[-1]
     x2 = rows_view(x, "x")  # [M, N], row stride x2.stride(0)
     r2 = rows_view(residual, "residual") if residual is not None else x2
