@@ -31,7 +31,7 @@
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these six. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20 and 24:
 // no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's), and kernels built
-// only with KL_FP8_GEMM_SWEEP = 1, 2, 3 or 4 (one library each, compiled side by side):
+// only with KL_FP8_GEMM_SWEEP = 1 to 5 (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
 //   6          128x256x128  cooperative  cluster 2x1, persistent, FAST ACCUMULATION: the speed
@@ -49,6 +49,7 @@
 //   17, 18 = 4, promoted every 512, 1024 of K
 //   19, 20 = 3, promoted every 512, 1024 of K
 //   24 = 2, split-K into SMs / tiles equal parts instead of stream-K
+//   25, 26, 27 = 21, 22, 23 with programmatic dependent launch (see below)                 [5]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -106,6 +107,15 @@
 #ifndef NDEBUG
 #define NDEBUG
 #endif
+// Programmatic dependent launch (kl_common.cuh; chapter 01): with this defined, CUTLASS's sm90
+// kernels wait for the previous kernel's writes (griddepcontrol.wait) before their first global
+// load, and run(..., launch_with_pdl) lets a launch be scheduled while the kernel before it
+// drains. Sweep build 5 only (configurations 25-27, not picked until timed): CUTLASS 4.2's
+// stream-K scheduler does not compile with it (sm90_tile_scheduler_stream_k.hpp, is_last_tile
+// binds a const member to a non-const reference), and the shipped build holds stream-K kernels.
+#if defined(KL_FP8_GEMM_SWEEP) && KL_FP8_GEMM_SWEEP == 5
+#define CUTLASS_ENABLE_GDC_FOR_SM90
+#endif
 
 #include <algorithm>
 #include <stdexcept>
@@ -134,7 +144,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 25;  // 0 (auto) and the twenty-four configurations
+constexpr int kNumConfigs = 28;  // 0 (auto) and the twenty-seven configurations
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -161,6 +171,9 @@ const char* const kConfigNames[kNumConfigs] = {
     "22 swapAB 64x64x128 pingpong",
     "23 128x64x128 coop c1x2",
     "24 = 2 splitK SMs/tiles",
+    "25 = 21 dependent launch",
+    "26 = 22 dependent launch",
+    "27 = 23 dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
 #if !defined(KL_FP8_GEMM_SWEEP)
@@ -173,8 +186,10 @@ constexpr const char* kThisBuild = "7-8 and 16 (KL_FP8_GEMM_SWEEP=2)";
 constexpr const char* kThisBuild = "9 (KL_FP8_GEMM_SWEEP=3)";
 #elif KL_FP8_GEMM_SWEEP == 4
 constexpr const char* kThisBuild = "1 and 12-14 (KL_FP8_GEMM_SWEEP=4)";
+#elif KL_FP8_GEMM_SWEEP == 5
+constexpr const char* kThisBuild = "25-27 (KL_FP8_GEMM_SWEEP=5)";
 #else
-#error "KL_FP8_GEMM_SWEEP must be 1, 2, 3 or 4"
+#error "KL_FP8_GEMM_SWEEP must be 1, 2, 3, 4 or 5"
 #endif
 
 // One problem as the caller sees it (before any swap).
@@ -233,10 +248,12 @@ struct Knobs {
   int decomposition = -1;   // stream-K only: -1 this file's default, else a DecompositionMode
   bool splits_fill_sms = false;   // split-K: SMs / tiles splits (at least 1)
   bool unordered_reduction = false;  // stream-K: partials added in any order (not bit-reproducible)
+  bool dependent_launch = false;     // launched with programmatic dependent launch (sm_90)
 };
 constexpr Knobs promote(int k_steps) { Knobs k; k.promotion = k_steps; return k; }
 constexpr Knobs swizzle(int size) { Knobs k; k.swizzle = size; return k; }
 constexpr Knobs split_evenly() { Knobs k; k.splits_fill_sms = true; return k; }
+constexpr Knobs dependent_launch() { Knobs k; k.dependent_launch = true; return k; }
 
 // Whether a mainloop takes mma_promotion_interval (the fp8 mainloop with promotion does; the
 // fast-accumulation one has no such argument).
@@ -394,7 +411,7 @@ struct Fp8GemmConfig {
     if (status != cutlass::Status::kSuccess) {
       fail(what() + ": initialize failed (" + std::string(cutlassGetStatusString(status)) + ")");
     }
-    status = gemm.run(stream);
+    status = gemm.run(stream, /*cuda_adapter=*/nullptr, knobs.dependent_launch);
     KL_CUDA_CHECK(cudaGetLastError());
     if (status != cutlass::Status::kSuccess) {
       fail(what() + ": launch failed (" + std::string(cutlassGetStatusString(status)) + ")");
@@ -429,13 +446,6 @@ using Config3 = Cooperative<Shape<_128, _128, _128>, Shape<_1, _1, _1>, gemm::St
 //    and promotion temporary fit (see Accuracy). Cluster 2x1: two CTAs on neighbouring M tiles
 //    share the 24 KB B tile by multicast, 30% fewer bytes from L2 per stage.
 using Config4 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
-// 21, 22. Decode with 64 weight rows a tile and no K split (see the top). Ping-pong: each
-//    consumer warpgroup owns whole tiles (64 rows: one wgmma tall), the two taking turns.
-using Config21 = PingPong<Shape<_64, _16, _128>, true>;
-using Config22 = PingPong<Shape<_64, _64, _128>, true>;
-// 23. M = 128: 128 tokens x 64 weight rows a tile; the two CTAs of a cluster (neighbouring N
-//    tiles) share the activations' 16 KB tile by multicast.
-using Config23 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _2, _1>, gemm::PersistentScheduler, false>;
 #elif KL_FP8_GEMM_SWEEP == 1
 using Config5 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
 using Config6 = Fp8GemmConfig<Shape<_128, _256, _128>, Shape<_2, _1, _1>,
@@ -452,12 +462,21 @@ using Config8 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, gemm::St
 #elif KL_FP8_GEMM_SWEEP == 3
 // 9. 256-deep k-tiles at large M: 64 KB per stage, 3 stages; one promotion (drain) per 8 k-steps.
 using Config9 = Cooperative<Shape<_128, _128, _256>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
-#else
+#elif KL_FP8_GEMM_SWEEP == 4
 // 1. M <= 16 (decode): weight-bound. y^T's N' = M fits one 16-wide tile; each CTA streams 128
 //    weight rows. 16 KB of weight + 2 KB of a per stage, 12 stages: 216 KB in flight per SM,
 //    far past the ~26 KB Little's law asks (4.27 TB/s x ~0.8 us / 132 SMs). 4096 rows are only
 //    32 tiles for 132 SMs, so stream-K also splits K: every SM gets ~1/132 of the weight.
 using Config1 = Cooperative<Shape<_128, _16, _128>, Shape<_1, _1, _1>, gemm::StreamKScheduler, true>;
+#endif
+#if !defined(KL_FP8_GEMM_SWEEP) || KL_FP8_GEMM_SWEEP == 5
+// 21, 22. Decode with 64 weight rows a tile and no K split (see the top). Ping-pong: each
+//    consumer warpgroup owns whole tiles (64 rows: one wgmma tall), the two taking turns.
+using Config21 = PingPong<Shape<_64, _16, _128>, true>;
+using Config22 = PingPong<Shape<_64, _64, _128>, true>;
+// 23. M = 128: 128 tokens x 64 weight rows a tile; the two CTAs of a cluster (neighbouring N
+//    tiles) share the activations' 16 KB tile by multicast.
+using Config23 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _2, _1>, gemm::PersistentScheduler, false>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -488,7 +507,7 @@ auto with_config(int config, F&& f) {
     case 16: return f(Config8{}, promote(8));
 #elif KL_FP8_GEMM_SWEEP == 3
     case 9: return f(Config9{}, Knobs{});
-#else
+#elif KL_FP8_GEMM_SWEEP == 4
     case 1: return f(Config1{}, Knobs{});
     case 12: {
       Knobs k;
@@ -501,6 +520,10 @@ auto with_config(int config, F&& f) {
       k.unordered_reduction = true;
       return f(Config1{}, k);
     }
+#else
+    case 25: return f(Config21{}, dependent_launch());
+    case 26: return f(Config22{}, dependent_launch());
+    case 27: return f(Config23{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) +
