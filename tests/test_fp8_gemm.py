@@ -374,8 +374,9 @@ def test_quantize_reference_is_the_contract():
 
 def test_quantize_ties_may_round_either_way():
     # With amax = 5.25 the scale is 3/256 exactly and many x / scale are exact midpoints between
-    # two e4m3 values. A kernel whose fp32 division is not correctly rounded sends some of them to
-    # the other neighbour: the grader accepts either there (settle_quantize_ties), and only there.
+    # two e4m3 values. On a GPU sound kernels sent some of them to the other neighbour (the
+    # H200's eager rung among them): the grader accepts either there (settle_quantize_ties), and
+    # only there.
     spec = get_spec("fp8_quantize")
     x = torch.randn(2048, 256, generator=torch.Generator().manual_seed(5)).clamp(-5, 5).to(torch.bfloat16)
     x[0, 0] = 5.25
