@@ -55,7 +55,7 @@ void launch_resident(const T* x, uint8_t* q, float* scale, const float* amax, in
   // kExact: every thread's packs inside the row and a block per row (every Llama row).
   kl_with_flag<(VEC > 1)>(k == threads * PACKS * VEC && rows <= kMaxGrid, [&](auto exact) {
     kl_launch(_fp8_quantize_kernel<T, VEC, PACKS, kPerToken, decltype(exact)::value>, static_cast<unsigned>(blocks),
-              threads, stream, kDependentLaunch && kl_device_has_pdl(), x, q, scale, amax, rows, k, x_row_stride);
+              threads, stream, kDependentLaunch, x, q, scale, amax, rows, k, x_row_stride);
   });
 }
 
@@ -67,7 +67,7 @@ void launch_rows(const T* x, uint8_t* q, float* scale, const float* amax, int64_
   if (n_packs > kMaxThreads * kPacks) {
     const int64_t blocks = std::min<int64_t>(rows, kMaxGrid);
     kl_launch(_fp8_quantize_streaming_kernel<T, VEC, kPerToken>, static_cast<unsigned>(blocks), kMaxThreads,
-              stream, kDependentLaunch && kl_device_has_pdl(), x, q, scale, amax, rows, k, x_row_stride);
+              stream, kDependentLaunch, x, q, scale, amax, rows, k, x_row_stride);
     return;
   }
   // Whole warps, kRowPacks packs per thread up to kMaxThreads threads, kPacks past that (bf16
@@ -99,7 +99,7 @@ void quantize(const T* x, uint8_t* q, float* scale, float* amax, int64_t rows, i
     // 32-64 B in flight per thread: 64-128 KB per SM.
     const int64_t blocks = std::min<int64_t>(rows, 8 * int64_t(sm_count()));
     kl_launch(_amax_kernel<T, VEC>, static_cast<unsigned>(blocks), 256, stream,
-              kDependentLaunch && kl_device_has_pdl(), x, amax, rows, k, x_row_stride);
+              kDependentLaunch, x, amax, rows, k, x_row_stride);
     launch_rows<T, VEC, false>(x, q, scale, amax, rows, k, x_row_stride, stream);
   }
   KL_CUDA_CHECK(cudaGetLastError());

@@ -119,7 +119,7 @@ inline bool kl_device_has_pdl() {
 }
 
 // kernel<<<grid, block, 0, stream>>>(args...), with the programmatic-stream-serialization
-// attribute when `pdl` (the kernel must then wait as above).
+// attribute when `pdl` and the device has it (the kernel must then wait as above).
 template <typename... Params, typename... Args>
 void kl_launch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, bool pdl,
                Args... args) {
@@ -132,6 +132,6 @@ void kl_launch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t st
   attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute[0].val.programmaticStreamSerializationAllowed = 1;
   config.attrs = attribute;
-  config.numAttrs = pdl ? 1 : 0;
+  config.numAttrs = pdl && kl_device_has_pdl() ? 1 : 0;
   KL_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
 }

@@ -75,7 +75,6 @@ void launch_resident(const T* x, const T* residual, const T* weight, T* y, T* h,
   const int64_t blocks = std::min<int64_t>(kl_cdiv<int64_t>(rows, rows_per_block), kMaxGrid);
   const float inv_n = 1.0f / static_cast<float>(n);
   const unsigned grid = static_cast<unsigned>(blocks);
-  const bool pdl = kDependentLaunch && kl_device_has_pdl();
   if (threads_per_row == threads) {  // one row per block
     // The weight loaded with the row at few rows (see _rmsnorm_kernel); never with 4 packs, which
     // would spill holding it too (and so that kernel is not even instantiated).
@@ -90,12 +89,12 @@ void launch_resident(const T* x, const T* residual, const T* weight, T* y, T* h,
     kl_with_flag<kEarlyFits>(rows <= kFewRows, [&](auto early) {
       kl_with_flag<kExactFits>(exact, [&](auto exact_fit) {
         kl_launch(_rmsnorm_kernel<T, VEC, PACKS, kAdd, true, decltype(early)::value, decltype(exact_fit)::value>,
-                  grid, threads, stream, pdl, x, residual, weight, y, h, rows, n, x_row_stride,
+                  grid, threads, stream, kDependentLaunch, x, residual, weight, y, h, rows, n, x_row_stride,
                   residual_row_stride, eps, threads_per_row, inv_n);
       });
     });
   } else {  // short rows, several per block: the weight with the row at 1-2 packs
-    kl_launch(_rmsnorm_kernel<T, VEC, PACKS, kAdd, false, (PACKS <= 2), false>, grid, threads, stream, pdl,
+    kl_launch(_rmsnorm_kernel<T, VEC, PACKS, kAdd, false, (PACKS <= 2), false>, grid, threads, stream, kDependentLaunch,
               x, residual, weight, y, h, rows, n, x_row_stride, residual_row_stride, eps, threads_per_row, inv_n);
   }
 }
@@ -129,8 +128,7 @@ void launch_rows(const T* x, const T* residual, const T* weight, T* y, T* h, int
   } else {
     const int64_t blocks = std::min<int64_t>(rows, kMaxGrid);
     kl_launch(_rmsnorm_streaming_kernel<T, VEC, kAdd>, static_cast<unsigned>(blocks), kMaxThreads, stream,
-              kDependentLaunch && kl_device_has_pdl(), x, residual, weight, y, h, rows, n, x_row_stride,
-              residual_row_stride, eps);
+              kDependentLaunch, x, residual, weight, y, h, rows, n, x_row_stride, residual_row_stride, eps);
     return;
   }
   switch (packs) {
