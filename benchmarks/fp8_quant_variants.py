@@ -10,8 +10,8 @@ quantizer's bytes and scales exactly (the same arithmetic in another order or pl
 reference's within the spec's tolerance of the float64 reference; then each is timed as the
 bench times it: per token, bf16, the bench's Llama shapes, inputs rotated past L2, CUDA-graph
 replays where a call takes under 30 µs, single launches after an L2 flush past that. "triton PDL"
-is the Triton rung with programmatic dependent launch (_QUANT_PDL); a build of the CUDA rung with
-kDependentLaunch = true is a --cuda-from folder.
+and "triton without PDL" are the Triton rung with programmatic dependent launch (_QUANT_PDL) on
+and off; the CUDA rung without it is a --cuda-from folder with kDependentLaunch = false.
 """
 import argparse
 import json
@@ -46,15 +46,18 @@ def main():
     args = ap.parse_args()
     shapes = [tuple(int(d) for d in s.split("x")) for s in args.shapes.split(",")] if args.shapes else SHAPES
 
-    def triton_pdl(x, per_token):
-        sol._QUANT_PDL = True
-        try:
-            return sol.fp8_quantize_triton(x, per_token)
-        finally:
-            sol._QUANT_PDL = False
+    def triton_pdl(on):
+        def quantize(x, per_token):
+            saved, sol._QUANT_PDL = sol._QUANT_PDL, on
+            try:
+                return sol.fp8_quantize_triton(x, per_token)
+            finally:
+                sol._QUANT_PDL = saved
+        return quantize
 
     impls = {"ref cuda": sol.fp8_quantize_cuda, "ref triton": sol.fp8_quantize_triton,
-             "ref compiled": sol.fp8_quantize_compiled, "triton PDL": triton_pdl}
+             "ref compiled": sol.fp8_quantize_compiled, "triton PDL": triton_pdl(True),
+             "triton without PDL": triton_pdl(False)}
     for folder in args.cuda_from.split(",") if args.cuda_from else ():
         impls[f"cuda from {folder}"] = cuda_build(folder)
     if args.only:
@@ -74,7 +77,7 @@ def main():
         assert step.max().item() <= 1.0, f"ref cuda: q off by more than one e4m3 step at {m} x {k}"
         for name, fn in impls.items():
             q, s = fn(x, True)
-            if name == "triton PDL":  # the same kernel, launched otherwise: the Triton rung's bytes
+            if name.startswith("triton "):  # the same kernel, launched otherwise: the Triton rung's bytes
                 qt, st = sol.fp8_quantize_triton(x, True)
                 assert torch.equal(q.view(torch.uint8), qt.view(torch.uint8)) and torch.equal(s, st), \
                     f"{name}: q or the scales differ from the Triton rung at {m} x {k}"
