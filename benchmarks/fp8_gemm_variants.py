@@ -6,7 +6,7 @@ one GPU in one run (the grader's protocol: L2 flushed, inputs rotated past L2, C
     python benchmarks/fp8_gemm_variants.py --small [--json OUT.json]   # the decode goal, ~3 minutes
     python benchmarks/fp8_gemm_variants.py --large [--json OUT.json]   # the prefill goal (M >= 4096)
     python benchmarks/fp8_gemm_variants.py --stream-k [--json OUT.json]   # v6 beside the decode pick
-    python benchmarks/fp8_gemm_variants.py --pdl [--json OUT.json]   # the decode pick with dependent launch
+    python benchmarks/fp8_gemm_variants.py --pdl [--json OUT.json]   # the decode pick with and without dependent launch
     python benchmarks/fp8_gemm_variants.py --summary OUT_DIR   # the chapter's targets, from bench JSONs
 
 The table says, per shape, the fastest candidate and how far the configuration fp8_gemm_triton
@@ -138,8 +138,8 @@ def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large
             cands = large_candidates()[: 4 if quick else None]
         elif stream_k:
             cands = stream_k_candidates(m, n, k)[: 2 if quick else None]
-        elif pdl:  # the pick launched with programmatic dependent launch (v5 only)
-            cands = [dataclasses.replace(picked, pdl=True)] if picked.variant == 5 else []
+        elif pdl:  # the pick launched the other way: with programmatic dependent launch or without (v5 only)
+            cands = [dataclasses.replace(picked, pdl=not picked.pdl)] if picked.variant == 5 else []
         elif promote:
             r = dataclasses.replace
             cands = list(dict.fromkeys([r(picked, promote_every=1), r(picked, promote_every=max(1, 512 // picked.block_k))]))
@@ -242,7 +242,8 @@ def main() -> int:
     p.add_argument("--stream-k", action="store_true",
                    help="the decode goal's 24 shapes: the pick beside v6 (stream-K) configurations")
     p.add_argument("--pdl", action="store_true",
-                   help="the decode shapes: the pick beside itself with programmatic dependent launch")
+                   help="the decode shapes: the pick beside itself launched the other way (with or without "
+                        "programmatic dependent launch)")
     p.add_argument("--summary", metavar="DIR", help="print the targets table from DIR/*_bench.json and exit")
     args = p.parse_args()
     if args.summary:

@@ -677,8 +677,8 @@ class GemmConfig:
     tma: bool = False  # v5, v6: tensor-descriptor loads
     promote_every: int = 1  # v3, v5, v6: K steps between promotions into the fp32 sum
     programs: int = 0  # v6: 0 = one per SM
-    # v5: programmatic dependent launch on sm_90+ (the rmsnorm rungs' 0.25-0.48 µs a call in CUDA
-    # graphs, solutions/rmsnorm.py); no pick sets it until fp8_gemm_variants.py --pdl has timed it.
+    # v5: programmatic dependent launch on sm_90+ (env.pdl_launch; elsewhere a plain launch): the
+    # decode picks without a K split set it (pick_config).
     pdl: bool = False
 
     def describe(self) -> str:
@@ -858,6 +858,15 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
         # M = 64 0.72-1.12x against 0.72-1.10x.
         if cfg.block_m >= 64:
             cfg = dataclasses.replace(cfg, promote_every=max(1, _PROMOTE_K // cfg.block_k))
+        # Programmatic dependent launch where K is not split. Same run as torch._scaled_mm, CUDA
+        # graphs of back-to-back calls under 30 µs (benchmarks/h200_session17, call 2): M = 1
+        # and 16 at N x K = 4096 x 4096 6.73 / 6.94 µs against 7.37 / 7.51 (1.06x / 1.05x
+        # torch._scaled_mm, from 0.97x), 2-4% faster at the other shapes under 30 µs, and level
+        # past 30 µs, where each call is timed alone. With a K split the launch follows the
+        # memset of the split's tile counters, and ran 2-3% slower with it (64 and 128 x 4096 x
+        # 4096), so it stays off there.
+        if cfg.split_k == 1:
+            cfg = dataclasses.replace(cfg, pdl=True)
         return cfg
     # M > 128: the tensor cores' throughput decides. Promoting every K step (128) drains their
     # pipe each time: the sum must be out of the wgmma registers before the FADDs, so the next
