@@ -6,8 +6,8 @@ against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/7
 Six libraries are built side by side, each by its own process (nvcc compiles one file on one
 core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 2-4 and 21-23, which the
 dispatch picks from, and their run-time variants) and the same file with KL_FP8_GEMM_SWEEP = 1,
-2, 3, 4, 5 (kernels 5-6, 7-8 with 16, 9, 1 with 12-14, and 21-23 with programmatic dependent
-launch as 25-27). The file's header says what each configuration tests and why.
+2, 3, 4, 5 (kernels 5-6, 7-8 with 16, 9, 1 with 12-14, and the six shipped kernels with
+programmatic dependent launch: 21-23 as 25-27, 2 as 28, 15 and 10 as 29 and 30). The file's header says what each configuration tests and why.
 Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s;
 "w%" = the weight's bytes (N x K) per second as a share of this run's device-to-device copy
 bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the same kind of scales.
@@ -43,7 +43,7 @@ CHECK_MS = [1, 16, 37, 128, 4096]
 CHECK_N, CHECK_K = 4104, 4096 + 48  # N not a multiple of any tile; K ends in a partial k-block
 # The configurations each build holds: 0 = the file as shipped, n = built with KL_FP8_GEMM_SWEEP=n.
 BUILDS = {0: [2, 3, 4, 10, 11, 15, 17, 18, 19, 20, 21, 22, 23, 24], 1: [5, 6], 2: [7, 8, 16], 3: [9],
-          4: [1, 12, 13, 14], 5: [25, 26, 27]}
+          4: [1, 12, 13, 14], 5: [25, 26, 27, 28, 29, 30]}
 SHIPPED_KERNELS = (2, 3, 4, 21, 22, 23)  # the kernels of build 0 (the others are run-time variants)
 FAST_ACCUM = {6}  # no fp32 promotion: its error is reported (marked *), not judged
 TARGET_S = 0.1  # seconds per timing: ~520 timings, about two and a half minutes
@@ -52,13 +52,13 @@ TARGET_S = 0.1  # seconds per timing: ~520 timings, about two and a half minutes
 def sweep_configs(m):
     """The forced configurations worth timing at M: swap-AB and the stream-K / split-K variants
     of kernel 1 where the weight's bytes decide (M <= 64), the promotion, stream-K and swizzle
-    variants of the big tiles where the FLOPs do; the decode picks with dependent launch (25-27)
-    at M <= 128."""
+    variants of the big tiles where the FLOPs do; each pick beside itself with dependent launch
+    (25-30)."""
     if m <= 64:
-        return [1, 7, 12, 13, 14, 2, 3, 21, 22, 24, 25, 26]
+        return [1, 7, 12, 13, 14, 2, 3, 21, 22, 24, 25, 26, 28]
     if m <= 128:
-        return [2, 3, 15, 4, 10, 5, 8, 23, 22, 27, 26]
-    return [3, 15, 19, 20, 4, 10, 17, 18, 11, 5, 8, 16, 9, 6]
+        return [2, 3, 15, 4, 10, 5, 8, 23, 22, 27, 26, 28, 29]
+    return [3, 15, 19, 20, 4, 10, 17, 18, 11, 5, 8, 16, 9, 6, 29, 30]
 
 
 def _fake(a, b, scale_a, scale_b, config=0):

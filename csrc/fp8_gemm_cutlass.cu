@@ -50,6 +50,7 @@
 //   19, 20 = 3, promoted every 512, 1024 of K
 //   24 = 2, split-K into SMs / tiles equal parts instead of stream-K
 //   25, 26, 27 = 21, 22, 23 with programmatic dependent launch (see below)                 [5]
+//   28, 29, 30 = 2, 15, 10 with programmatic dependent launch                               [5]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -110,9 +111,9 @@
 // Programmatic dependent launch (kl_common.cuh; chapter 01): with this defined, CUTLASS's sm90
 // kernels wait for the previous kernel's writes (griddepcontrol.wait) before their first global
 // load, and run(..., launch_with_pdl) lets a launch be scheduled while the kernel before it
-// drains. Sweep build 5 only (configurations 25-27, not picked until timed): CUTLASS 4.2's
-// stream-K scheduler does not compile with it (sm90_tile_scheduler_stream_k.hpp, is_last_tile
-// binds a const member to a non-const reference), and the shipped build holds stream-K kernels.
+// drains. Sweep build 5 only, which holds the six shipped kernels launched that way
+// (configurations 25-30, not picked until timed). CUTLASS's stream-K scheduler does not compile
+// with the switch; kl_cutlass::StreamKScheduler (below) is the one the stream-K kernels use then.
 #if defined(KL_FP8_GEMM_SWEEP) && KL_FP8_GEMM_SWEEP == 5
 #define CUTLASS_ENABLE_GDC_FOR_SM90
 #endif
@@ -140,11 +141,41 @@
 #include "fp8_gemm_cutlass.h"
 #include "kl_common.cuh"
 
+#if defined(CUTLASS_ENABLE_GDC_FOR_SM90)
+// With CUTLASS_ENABLE_GDC_FOR_SM90 the sm90 kernels ask their tile scheduler whether a CTA's tile
+// is its last (is_last_tile), to let the next kernel launch early. CUTLASS 4.2's stream-K
+// scheduler does not compile there: its is_last_tile, a const member, passes a member to a
+// non-const reference (sm90_tile_scheduler_stream_k.hpp). Ours is that scheduler with the one
+// answer replaced by "no": a stream-K CTA lets the next kernel launch when it exits, as without
+// the switch. Everything else is inherited. The configurations name its tag (StreamK, below).
+namespace kl_cutlass {
+struct StreamKScheduler {};
+template <class TileShape, class ClusterShape>
+class StreamKSchedulerSm90
+    : public cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90StreamK<TileShape, ClusterShape> {
+  using Base = cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90StreamK<TileShape, ClusterShape>;
+
+ public:
+  using Base::Base;
+  template <class WorkTileInfo>
+  CUTLASS_DEVICE bool is_last_tile(WorkTileInfo const&, uint32_t = 1) const { return false; }
+};
+}  // namespace kl_cutlass
+
+namespace cutlass::gemm::kernel::detail {
+template <class TileShape, class ClusterShape, uint32_t SchedulerPipelineStageCount>
+struct TileSchedulerSelector<kl_cutlass::StreamKScheduler, arch::Sm90, TileShape, ClusterShape,
+                             SchedulerPipelineStageCount> {
+  using Scheduler = kl_cutlass::StreamKSchedulerSm90<TileShape, ClusterShape>;
+};
+}  // namespace cutlass::gemm::kernel::detail
+#endif
+
 namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 28;  // 0 (auto) and the twenty-seven configurations
+constexpr int kNumConfigs = 31;  // 0 (auto) and the thirty configurations
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -174,6 +205,9 @@ const char* const kConfigNames[kNumConfigs] = {
     "25 = 21 dependent launch",
     "26 = 22 dependent launch",
     "27 = 23 dependent launch",
+    "28 = 2 dependent launch",
+    "29 = 15 dependent launch",
+    "30 = 10 dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
 #if !defined(KL_FP8_GEMM_SWEEP)
@@ -187,7 +221,7 @@ constexpr const char* kThisBuild = "9 (KL_FP8_GEMM_SWEEP=3)";
 #elif KL_FP8_GEMM_SWEEP == 4
 constexpr const char* kThisBuild = "1 and 12-14 (KL_FP8_GEMM_SWEEP=4)";
 #elif KL_FP8_GEMM_SWEEP == 5
-constexpr const char* kThisBuild = "25-27 (KL_FP8_GEMM_SWEEP=5)";
+constexpr const char* kThisBuild = "25-30 (KL_FP8_GEMM_SWEEP=5)";
 #else
 #error "KL_FP8_GEMM_SWEEP must be 1, 2, 3, 4 or 5"
 #endif
@@ -253,7 +287,14 @@ struct Knobs {
 constexpr Knobs promote(int k_steps) { Knobs k; k.promotion = k_steps; return k; }
 constexpr Knobs swizzle(int size) { Knobs k; k.swizzle = size; return k; }
 constexpr Knobs split_evenly() { Knobs k; k.splits_fill_sms = true; return k; }
-constexpr Knobs dependent_launch() { Knobs k; k.dependent_launch = true; return k; }
+constexpr Knobs dependent_launch(Knobs k = Knobs{}) { k.dependent_launch = true; return k; }
+
+// The stream-K scheduler's tag: CUTLASS's, or with CUTLASS_ENABLE_GDC_FOR_SM90 ours (above).
+#if defined(CUTLASS_ENABLE_GDC_FOR_SM90)
+using StreamK = kl_cutlass::StreamKScheduler;
+#else
+using StreamK = cutlass::gemm::StreamKScheduler;
+#endif
 
 // Whether a mainloop takes mma_promotion_interval (the fp8 mainloop with promotion does; the
 // fast-accumulation one has no such argument).
@@ -311,7 +352,7 @@ struct Fp8GemmConfig {
   using GemmKernel = cutlass::gemm::kernel::GemmUniversal<
       Shape<int, int, int, int>, CollectiveMainloop, CollectiveEpilogue, Scheduler>;
   using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
-  static constexpr bool kStreamK = std::is_same_v<Scheduler, cutlass::gemm::StreamKScheduler>;
+  static constexpr bool kStreamK = std::is_same_v<Scheduler, StreamK>;
 
   static typename Gemm::Arguments arguments(const Problem& p, int device, const Knobs& knobs) {
     // The GEMM CUTLASS runs: (M', N') = (n, m) when swapped, A' = b, B' = a.
@@ -433,14 +474,14 @@ using PingPong = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, gemm::KernelTmaWarp
 // Tiles are (M, N, K) of the GEMM CUTLASS runs. K = 128 e4m3 = 128 bytes: one 128-byte swizzled
 // row per tile row, four k-steps of wgmma (k = 32 for fp8).
 
-#if !defined(KL_FP8_GEMM_SWEEP)
+#if !defined(KL_FP8_GEMM_SWEEP) || KL_FP8_GEMM_SWEEP == 5
 // 2. 16 < M <= 128 where the weight has few rows and K is long: still weight-bound (16.8 MB of a
 //    4096x4096 weight = 3.9 us; 2 M N K = 2.1 GFLOP at M = 64 = 1.7 us at 1261 TFLOP/s): kernel 1's
 //    plan (sweep build 4) with a 64-wide N'.
-using Config2 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _1, _1>, gemm::StreamKScheduler, true>;
+using Config2 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _1, _1>, StreamK, true>;
 // 3. M > 64 with too few big tiles to fill the GPU (M = 128..2048 on the smaller weights):
 //    128x128 tiles are 1.5x as many as 128x192, and stream-K evens out the last wave.
-using Config3 = Cooperative<Shape<_128, _128, _128>, Shape<_1, _1, _1>, gemm::StreamKScheduler, false>;
+using Config3 = Cooperative<Shape<_128, _128, _128>, Shape<_1, _1, _1>, StreamK, false>;
 // 4. Large M x N: compute-bound. A 128x192 tile does 2*128*192*128 = 6.3 MFLOP per 40 KB stage,
 //    20% more FLOPs per byte of shared memory than 128x128; the widest tile whose accumulators
 //    and promotion temporary fit (see Accuracy). Cluster 2x1: two CTAs on neighbouring M tiles
@@ -456,9 +497,9 @@ using Config6 = Fp8GemmConfig<Shape<_128, _256, _128>, Shape<_2, _1, _1>,
 //    trips, promotions) per CTA. CUTLASS requires the promotion interval to be a multiple of the
 //    k-steps per k-tile (8 here): left at its default of 4, can_implement refused every call,
 //    which is why this configuration failed every check before.
-using Config7 = Cooperative<Shape<_128, _16, _256>, Shape<_1, _1, _1>, gemm::StreamKScheduler, true>;
+using Config7 = Cooperative<Shape<_128, _16, _256>, Shape<_1, _1, _1>, StreamK, true>;
 // 8. Kernel 4 under stream-K: whole waves data-parallel, the part-empty last wave split along K.
-using Config8 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, gemm::StreamKScheduler, false>;
+using Config8 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, StreamK, false>;
 #elif KL_FP8_GEMM_SWEEP == 3
 // 9. 256-deep k-tiles at large M: 64 KB per stage, 3 stages; one promotion (drain) per 8 k-steps.
 using Config9 = Cooperative<Shape<_128, _128, _256>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
@@ -467,7 +508,7 @@ using Config9 = Cooperative<Shape<_128, _128, _256>, Shape<_2, _1, _1>, gemm::Pe
 //    weight rows. 16 KB of weight + 2 KB of a per stage, 12 stages: 216 KB in flight per SM,
 //    far past the ~26 KB Little's law asks (4.27 TB/s x ~0.8 us / 132 SMs). 4096 rows are only
 //    32 tiles for 132 SMs, so stream-K also splits K: every SM gets ~1/132 of the weight.
-using Config1 = Cooperative<Shape<_128, _16, _128>, Shape<_1, _1, _1>, gemm::StreamKScheduler, true>;
+using Config1 = Cooperative<Shape<_128, _16, _128>, Shape<_1, _1, _1>, StreamK, true>;
 #endif
 #if !defined(KL_FP8_GEMM_SWEEP) || KL_FP8_GEMM_SWEEP == 5
 // 21, 22. Decode with 64 weight rows a tile and no K split (see the top). Ping-pong: each
@@ -524,6 +565,9 @@ auto with_config(int config, F&& f) {
     case 25: return f(Config21{}, dependent_launch());
     case 26: return f(Config22{}, dependent_launch());
     case 27: return f(Config23{}, dependent_launch());
+    case 28: return f(Config2{}, dependent_launch());
+    case 29: return f(Config3{}, dependent_launch(promote(8)));
+    case 30: return f(Config4{}, dependent_launch(promote(8)));
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) +
