@@ -861,7 +861,7 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
         # Programmatic dependent launch where K is not split. Same run as torch._scaled_mm, CUDA
         # graphs of back-to-back calls under 30 µs (benchmarks/h200_session17, call 2): M = 1
         # and 16 at N x K = 4096 x 4096 6.73 / 6.94 µs against 7.37 / 7.51 (1.06x / 1.05x
-        # torch._scaled_mm, from 0.97x), 2-4% faster at the other shapes under 30 µs, and level
+        # torch._scaled_mm, from 0.97x), up to 4% faster at the other shapes under 30 µs, and level
         # past 30 µs, where each call is timed alone. With a K split the launch follows the
         # memset of the split's tile counters, and ran 2-3% slower with it (64 and 128 x 4096 x
         # 4096), so it stays off there.
