@@ -74,27 +74,40 @@ def large_candidates() -> list:
 
 
 def small_candidates(m: int, n: int, k: int) -> list:
-    """Around the v5 pick, one change each, to test the napkin math's choices: the copy engine
-    (TMA) instead of per-thread loads; BLOCK_N halved or doubled (more programs and more reads of
-    a from L2, or fewer programs and fewer reads); twice the K slices (more programs per SM, a
-    workspace and a last-arriver sum); BLOCK_K halved with twice the stages, or doubled with
-    half (the same bytes in flight in smaller or larger steps). First v4, the kernel v5 replaces. About 80 kernels to compile in
-    all, most of the ~3 minutes of `--small`; with `--quick`, the first four."""
-    from solutions.fp8_gemm import _num_sms, _streaming_config, _v4_config
-    pick = _streaming_config(m, n, k, _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
-    r = dataclasses.replace
-    out = [_v4_config(m), r(pick, tma=True)]
+    """Around the v5 pick (pick_config, with its measured corrections: the promotion interval, TMA,
+    dependent launch), one change each, to test the napkin math's choices: the copy engine (TMA)
+    or per-thread loads; BLOCK_N halved or doubled (more programs and more reads of a from L2, or
+    fewer and fewer reads), doubled again with twice the K slices (as many programs as the pick,
+    each reading a from L2 half as often per weight byte: at M = 128, N = 4096 the pick's 64-wide
+    tiles read twice as many bytes of a as of the weight); twice the K slices; BLOCK_K halved with
+    twice the stages, or doubled with half (the same bytes in flight in smaller or larger steps).
+    First v4, the kernel v5 replaces. Every candidate launches with dependent launch exactly where
+    the pick's rule would (no K split). About 80 kernels to compile in all, most of the ~3 minutes
+    of `--small`; with `--quick`, the first four."""
+    from solutions.fp8_gemm import _num_sms, _streaming_config, _v4_config, pick_config
+    pick = pick_config(m, n, k)
+    if pick.variant != 5:  # v4 where the plan was measured slower: the plan's tile
+        pick = _streaming_config(m, n, k, _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
+
+    def r(cfg, **changes):
+        out = dataclasses.replace(cfg, **changes)
+        return dataclasses.replace(out, pdl=out.split_k == 1)
+    out = [_v4_config(m), r(pick, tma=not pick.tma)]
     if pick.block_n > (16 if pick.block_m <= 32 else 32):
         out.append(r(pick, block_n=pick.block_n // 2))
     if pick.block_n < 128:
-        out.append(r(pick, block_n=2 * pick.block_n, num_stages=max(2, pick.num_stages - 2),
-                     num_warps=8 if 2 * pick.block_n * pick.block_m >= 128 * 128 else 4))
-    out.append(r(pick, split_k=2 * pick.split_k))
+        wide = r(pick, block_n=2 * pick.block_n, num_stages=max(2, pick.num_stages - 2),
+                 num_warps=8 if 2 * pick.block_n * pick.block_m >= 128 * 128 else 4)
+        out += [wide, r(wide, split_k=2 * max(1, pick.split_k))]
+    out.append(r(pick, split_k=2 * max(1, pick.split_k)))
+    every = pick.promote_every * pick.block_k  # K elements between promotions, kept
     if pick.block_k >= 128:
-        out.append(r(pick, block_k=pick.block_k // 2, num_stages=min(8, 2 * pick.num_stages)))
+        bk = pick.block_k // 2
+        out.append(r(pick, block_k=bk, num_stages=min(8, 2 * pick.num_stages), promote_every=max(1, every // bk)))
     else:
-        out.append(r(pick, block_k=2 * pick.block_k, num_stages=max(2, pick.num_stages // 2)))
-    return list(dict.fromkeys(out))
+        bk = 2 * pick.block_k
+        out.append(r(pick, block_k=bk, num_stages=max(2, pick.num_stages // 2), promote_every=max(1, every // bk)))
+    return list(dict.fromkeys(c for c in out if c != pick))
 
 
 def stream_k_candidates(m: int, n: int, k: int) -> list:
