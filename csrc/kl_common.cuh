@@ -2,6 +2,7 @@
 // headers, so CI can compile kernel files with nvcc alone (see grading/cuda.py).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -110,11 +111,18 @@ __device__ __forceinline__ void kl_release_next_grid() {
 #endif
 }
 
-// The current device has programmatic dependent launch (compute capability 9.0 or newer).
+// The current device has programmatic dependent launch (compute capability 9.0 or newer). Asked
+// at every kl_launch, so each device's answer is looked up once and kept.
 inline bool kl_device_has_pdl() {
+  constexpr int kKnownDevices = 64;
+  static std::atomic<int> major_of[kKnownDevices] = {};  // 0: not looked up yet
   int device = 0, major = 0;
   KL_CUDA_CHECK(cudaGetDevice(&device));
-  KL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  if (device < kKnownDevices) major = major_of[device].load(std::memory_order_relaxed);
+  if (major == 0) {
+    KL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    if (device < kKnownDevices) major_of[device].store(major, std::memory_order_relaxed);
+  }
   return major >= 9;
 }
 
