@@ -84,14 +84,13 @@ def small_candidates(m: int, n: int, k: int) -> list:
     First v4, the kernel v5 replaces. Every candidate launches with dependent launch exactly where
     the pick's rule would (no K split). About 80 kernels to compile in all, most of the ~3 minutes
     of `--small`; with `--quick`, the first four."""
-    from solutions.fp8_gemm import _num_sms, _streaming_config, _v4_config, pick_config
+    from solutions.fp8_gemm import _num_sms, _streaming_config, _v4_config, _with_launch_rule, pick_config
     pick = pick_config(m, n, k)
     if pick.variant != 5:  # v4 where the plan was measured slower: the plan's tile
         pick = _streaming_config(m, n, k, _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
 
     def r(cfg, **changes):
-        out = dataclasses.replace(cfg, **changes)
-        return dataclasses.replace(out, pdl=out.split_k == 1)
+        return _with_launch_rule(dataclasses.replace(cfg, **changes))
     out = [_v4_config(m), r(pick, tma=not pick.tma)]
     if pick.block_n > (16 if pick.block_m <= 32 else 32):
         out.append(r(pick, block_n=pick.block_n // 2))

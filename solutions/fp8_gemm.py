@@ -828,6 +828,17 @@ def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
     return GemmConfig(5, bm, bn, bk, num_warps=warps, num_stages=stages, split_k=split)
 
 
+def _with_launch_rule(cfg: GemmConfig) -> GemmConfig:
+    """cfg with programmatic dependent launch exactly where K is not split. Same run as
+    torch._scaled_mm, CUDA graphs of back-to-back calls under 30 µs (benchmarks/h200_session17,
+    call 2): M = 1 and 16 at N x K = 4096 x 4096 6.73 / 6.94 µs against 7.37 / 7.51 (1.06x /
+    1.05x torch._scaled_mm, from 0.97x), up to 4% faster at the other shapes under 30 µs, and
+    level past 30 µs, where each call is timed alone. With a K split the launch follows the memset
+    of the split's tile counters, and ran 2-3% slower with it (64 and 128 x 4096 x 4096), so it
+    stays off there."""
+    return dataclasses.replace(cfg, pdl=cfg.split_k == 1)
+
+
 def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
     if m <= SMALL_M:
         cfg = _streaming_config(m, n, k, sms or _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
@@ -858,16 +869,7 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
         # M = 64 0.72-1.12x against 0.72-1.10x.
         if cfg.block_m >= 64:
             cfg = dataclasses.replace(cfg, promote_every=max(1, _PROMOTE_K // cfg.block_k))
-        # Programmatic dependent launch where K is not split. Same run as torch._scaled_mm, CUDA
-        # graphs of back-to-back calls under 30 µs (benchmarks/h200_session17, call 2): M = 1
-        # and 16 at N x K = 4096 x 4096 6.73 / 6.94 µs against 7.37 / 7.51 (1.06x / 1.05x
-        # torch._scaled_mm, from 0.97x), up to 4% faster at the other shapes under 30 µs, and level
-        # past 30 µs, where each call is timed alone. With a K split the launch follows the
-        # memset of the split's tile counters, and ran 2-3% slower with it (64 and 128 x 4096 x
-        # 4096), so it stays off there.
-        if cfg.split_k == 1:
-            cfg = dataclasses.replace(cfg, pdl=True)
-        return cfg
+        return _with_launch_rule(cfg)
     # M > 128: the tensor cores' throughput decides. Promoting every K step (128) drains their
     # pipe each time: the sum must be out of the wgmma registers before the FADDs, so the next
     # wgmma waits. Carried 8 steps (1024 of K) between promotions and with 5 stages the kernel ran
