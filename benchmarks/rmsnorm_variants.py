@@ -44,11 +44,11 @@ SMALL_PLANS = [(1, 4), (1, 8), (1, 16), (2, 8), (2, 16)]
 
 # Two passes over the row in chunks, as Inductor's looped reduction does at M <= 256: (chunk, warps).
 SMALL_TWO_PASS = [(1024, 4), (1024, 8), (2048, 8), (2048, 16), (4096, 16)]
-# Cache hints on the Triton rung's loads of x and the residual, its own plan otherwise: (load
-# modifier, eviction policy). Triton has no load without L1 allocation (the CUDA rung's, 0.15-0.25
-# µs faster at 64-256 rows: h200_session13, call 4); ".cg" (L2 only, LDG.E.128.STRONG.GPU) and
-# "evict_first" (LDG.E.EF.128 on sm_90, the plan's at few rows since h200_session14, call 2) are
-# its nearest. Triton 3.6 refuses ".cs" on a load, and ptxas the two together. ("", ""): plain.
+# Cache hints on the Triton rung's loads of x and the residual, its own plan otherwise (with or
+# without --small): (load modifier, eviction policy). Triton has no load without L1 allocation
+# (the CUDA rung's, 0.15-0.25 µs faster at 64-256 rows: h200_session13, call 4); ".cg" (L2
+# only, LDG.E.128.STRONG.GPU) and "evict_first" (LDG.E.EF.128 on sm_90, the plan's at few rows
+# since h200_session14, call 2) are its nearest. Triton 3.6 refuses ".cs" on a load, and ptxas the two together. ("", ""): plain.
 SMALL_ROW_HINTS = [("", ""), (".cg", ""), ("", "evict_first")]
 # Inductor's own structure for fused_add_rmsnorm (h_store_kernel below): (rows, chunk, warps).
 SMALL_H_STORE = [(1, 1024, 4), (1, 2048, 8), (1, 2048, 16), (1, 4096, 16), (2, 1024, 8), (2, 2048, 8), (4, 512, 4), (4, 1024, 8)]
@@ -146,11 +146,13 @@ def main():
     for folder in args.cuda_from.split(",") if args.cuda_from else ():
         impls[f"cuda from {folder}"] = cuda_build(folder, args.fused)
     impls.update({f"triton BLOCK_M={m} warps={w}": triton_plan(m, w, args.fused) for m, w in plans})
+    # The plan with other cache hints on its loads of x and the residual (at few rows the plan's
+    # are evict-first; at many rows none).
+    impls.update({f"triton hints {c or '-'} {e or '-'}": triton_plan(None, None, args.fused, row_hints=(c, e))
+                  for c, e in SMALL_ROW_HINTS})
     if args.small:
         impls.update({f"triton 2 passes chunk={c} warps={w}": triton_plan(1, w, args.fused, c)
                       for c, w in SMALL_TWO_PASS})
-        impls.update({f"triton hints {c or '-'} {e or '-'}": triton_plan(None, None, args.fused, row_hints=(c, e))
-                      for c, e in SMALL_ROW_HINTS})
         # The kernel's EXACT (no masks where the tile covers the rows) and W_EARLY (the weight
         # loaded before the reduction), both on in the plan at few rows, each switched off.
         # Names that are no prefix of one another, for --only one at a time.
