@@ -20,8 +20,8 @@
 //     accumulation leaves (see Accuracy).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 21, 22, 23, 2, 15 and 10 (= kernels 3 and 4 promoted every 256 of K, see below) by the
-// shape):
+// from 25-30 by the shape: 21, 22, 23, 2, 15 and 10 (= kernels 3 and 4 promoted every 256 of K,
+// see below), each launched with programmatic dependent launch):
 //   21 swap-AB 64x16x128    ping-pong    persistent               M <= 16
 //   22 swap-AB 64x64x128    ping-pong    persistent               M <= 64; M <= 128, few tiles, K <= 4096
 //   23         128x64x128   cooperative  cluster 1x2, persistent  M <= 128, 128x64 tiles one wave
@@ -31,7 +31,7 @@
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these six. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20 and 24:
 // no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's), and kernels built
-// only with KL_FP8_GEMM_SWEEP = 1 to 5 (one library each, compiled side by side):
+// only with KL_FP8_GEMM_SWEEP = 1 to 4 (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
 //   6          128x256x128  cooperative  cluster 2x1, persistent, FAST ACCUMULATION: the speed
@@ -49,8 +49,8 @@
 //   17, 18 = 4, promoted every 512, 1024 of K
 //   19, 20 = 3, promoted every 512, 1024 of K
 //   24 = 2, split-K into SMs / tiles equal parts instead of stream-K
-//   25, 26, 27 = 21, 22, 23 with programmatic dependent launch (see below)                 [5]
-//   28, 29, 30 = 2, 15, 10 with programmatic dependent launch                               [5]
+//   25, 26, 27 = 21, 22, 23 with programmatic dependent launch (see below): the picks
+//   28, 29, 30 = 2, 15, 10 with programmatic dependent launch: the picks
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -111,10 +111,14 @@
 // Programmatic dependent launch (kl_common.cuh; chapter 01): with this defined, CUTLASS's sm90
 // kernels wait for the previous kernel's writes (griddepcontrol.wait) before their first global
 // load, and run(..., launch_with_pdl) lets a launch be scheduled while the kernel before it
-// drains. Sweep build 5 only, which holds the six shipped kernels launched that way
-// (configurations 25-30, not picked until timed). CUTLASS's stream-K scheduler does not compile
-// with the switch; kl_cutlass::StreamKScheduler (below) is the one the stream-K kernels use then.
-#if defined(KL_FP8_GEMM_SWEEP) && KL_FP8_GEMM_SWEEP == 5
+// drains. Launched without it (configurations 2-24), the wait returns at once. On an H200, beside
+// the same kernels launched without it in one run (benchmarks/h200_session18/call1), geometric
+// mean over the six Llama weights against torch._scaled_mm: 0.97x at M = 1 and 0.96x at 16 (25)
+// where 21 ran 0.92x, 0.90x at 64 (26; 22 0.86x), 0.81x at 128 (27; 23 0.79x); 28-30 within 1% of
+// 2, 15 and 10. So the picks are 25-30. The shipped build only: the sweep's builds compare kernels
+// without it. CUTLASS's stream-K scheduler does not compile with the switch;
+// kl_cutlass::StreamKScheduler (below) is the one the stream-K kernels use then.
+#if !defined(KL_FP8_GEMM_SWEEP)
 #define CUTLASS_ENABLE_GDC_FOR_SM90
 #endif
 
@@ -211,7 +215,7 @@ const char* const kConfigNames[kNumConfigs] = {
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
 #if !defined(KL_FP8_GEMM_SWEEP)
-constexpr const char* kThisBuild = "2-4, 10, 11, 15, 17-24";
+constexpr const char* kThisBuild = "2-4, 10, 11, 15, 17-30";
 #elif KL_FP8_GEMM_SWEEP == 1
 constexpr const char* kThisBuild = "5-6 (KL_FP8_GEMM_SWEEP=1)";
 #elif KL_FP8_GEMM_SWEEP == 2
@@ -220,10 +224,8 @@ constexpr const char* kThisBuild = "7-8 and 16 (KL_FP8_GEMM_SWEEP=2)";
 constexpr const char* kThisBuild = "9 (KL_FP8_GEMM_SWEEP=3)";
 #elif KL_FP8_GEMM_SWEEP == 4
 constexpr const char* kThisBuild = "1 and 12-14 (KL_FP8_GEMM_SWEEP=4)";
-#elif KL_FP8_GEMM_SWEEP == 5
-constexpr const char* kThisBuild = "25-30 (KL_FP8_GEMM_SWEEP=5)";
 #else
-#error "KL_FP8_GEMM_SWEEP must be 1, 2, 3, 4 or 5"
+#error "KL_FP8_GEMM_SWEEP must be 1, 2, 3 or 4"
 #endif
 
 // One problem as the caller sees it (before any swap).
@@ -474,7 +476,7 @@ using PingPong = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, gemm::KernelTmaWarp
 // Tiles are (M, N, K) of the GEMM CUTLASS runs. K = 128 e4m3 = 128 bytes: one 128-byte swizzled
 // row per tile row, four k-steps of wgmma (k = 32 for fp8).
 
-#if !defined(KL_FP8_GEMM_SWEEP) || KL_FP8_GEMM_SWEEP == 5
+#if !defined(KL_FP8_GEMM_SWEEP)
 // 2. 16 < M <= 128 where the weight has few rows and K is long: still weight-bound (16.8 MB of a
 //    4096x4096 weight = 3.9 us; 2 M N K = 2.1 GFLOP at M = 64 = 1.7 us at 1261 TFLOP/s): kernel 1's
 //    plan (sweep build 4) with a 64-wide N'.
@@ -510,7 +512,7 @@ using Config9 = Cooperative<Shape<_128, _128, _256>, Shape<_2, _1, _1>, gemm::Pe
 //    32 tiles for 132 SMs, so stream-K also splits K: every SM gets ~1/132 of the weight.
 using Config1 = Cooperative<Shape<_128, _16, _128>, Shape<_1, _1, _1>, StreamK, true>;
 #endif
-#if !defined(KL_FP8_GEMM_SWEEP) || KL_FP8_GEMM_SWEEP == 5
+#if !defined(KL_FP8_GEMM_SWEEP)
 // 21, 22. Decode with 64 weight rows a tile and no K split (see the top). Ping-pong: each
 //    consumer warpgroup owns whole tiles (64 rows: one wgmma tall), the two taking turns.
 using Config21 = PingPong<Shape<_64, _16, _128>, true>;
@@ -539,6 +541,12 @@ auto with_config(int config, F&& f) {
     case 19: return f(Config3{}, promote(16));
     case 20: return f(Config3{}, promote(32));
     case 24: return f(Config2{}, split_evenly());
+    case 25: return f(Config21{}, dependent_launch());
+    case 26: return f(Config22{}, dependent_launch());
+    case 27: return f(Config23{}, dependent_launch());
+    case 28: return f(Config2{}, dependent_launch());
+    case 29: return f(Config3{}, dependent_launch(promote(8)));
+    case 30: return f(Config4{}, dependent_launch(promote(8)));
 #elif KL_FP8_GEMM_SWEEP == 1
     case 5: return f(Config5{}, Knobs{});
     case 6: return f(Config6{}, Knobs{});
@@ -561,13 +569,6 @@ auto with_config(int config, F&& f) {
       k.unordered_reduction = true;
       return f(Config1{}, k);
     }
-#else
-    case 25: return f(Config21{}, dependent_launch());
-    case 26: return f(Config22{}, dependent_launch());
-    case 27: return f(Config23{}, dependent_launch());
-    case 28: return f(Config2{}, dependent_launch());
-    case 29: return f(Config3{}, dependent_launch(promote(8)));
-    case 30: return f(Config4{}, dependent_launch(promote(8)));
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) +
@@ -597,7 +598,11 @@ extern "C" const char* fp8_gemm_cutlass_config_name(int config) {
   return config >= 0 && config < kNumConfigs ? kConfigNames[config] : "unknown";
 }
 
-extern "C" int fp8_gemm_cutlass_pick(int64_t m, int64_t n, int64_t k) {
+namespace {
+
+// The kernel for the shape, as launched without dependent launch (2-24); the pick launches it
+// with (25-30: see the top).
+int pick_kernel(int64_t m, int64_t n, int64_t k) {
   // M tokens <= 64: the weight's bytes decide the time (see the top). 64 weight rows a tile, no K
   // split. H200, same run as torch._scaled_mm (benchmarks/h200_session15/call2/
   // cutlass_check.txt): 21 at M = 1 and 16 0.91x it (geometric mean over the six Llama weights)
@@ -628,6 +633,20 @@ extern "C" int fp8_gemm_cutlass_pick(int64_t m, int64_t n, int64_t k) {
   // mean over the six Llama shapes) where 4 and 3 reached 0.86-0.89x (M = 4096, 8192) and 0.85x
   // (M = 512), with the same error against float64 (1.7e-3, bf16's own rounding).
   return (tiles >= sms && fill >= 0.8) || waves >= 4 ? 10 : 15;
+}
+
+}  // namespace
+
+extern "C" int fp8_gemm_cutlass_pick(int64_t m, int64_t n, int64_t k) {
+  switch (const int kernel = pick_kernel(m, n, k)) {
+    case 21: return 25;
+    case 22: return 26;
+    case 23: return 27;
+    case 2: return 28;
+    case 15: return 29;
+    case 10: return 30;
+    default: return kernel;
+  }
 }
 
 extern "C" size_t fp8_gemm_cutlass_workspace_size(int64_t m, int64_t n, int64_t k, int config) {
