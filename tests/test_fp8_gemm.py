@@ -221,9 +221,8 @@ def test_programs_by_registers():
 @pytest.mark.parametrize("m", [1, 16, 64, 128])
 def test_small_m_pick_is_the_plan_with_the_measured_corrections(m):
     # pick_config = the v5 plan, v4 where the plan is left with 64-deep K at M <= 64, the 32-wide
-    # tile widened, TMA at 128-token tiles with 7 stages of 128-deep K, from 64-token tiles on a
-    # promotion every 1024 of K, and programmatic dependent launch where K is not split (each
-    # measured on the H200 against the plan).
+    # tile widened, from 64-token tiles on a promotion every 1024 of K, and programmatic dependent
+    # launch where K is not split (each measured on the H200 against the plan).
     import dataclasses
 
     from grading.specs.fp8_gemm import LLAMA_NK
@@ -234,8 +233,6 @@ def test_small_m_pick_is_the_plan_with_the_measured_corrections(m):
             want = _v4_config(m)
         elif want.block_n == 32:
             want = dataclasses.replace(want, block_n=64, num_stages=want.num_stages - 2, split_k=1)
-        elif want.block_m == 128 and want.block_k == 128 and want.num_stages >= 5:
-            want = dataclasses.replace(want, tma=True)
         if want.variant == 5 and want.block_m >= 64:  # promotion every 1024 of K
             want = dataclasses.replace(want, promote_every=1024 // want.block_k)
         if want.variant == 5 and want.split_k == 1:  # programmatic dependent launch without a K split
@@ -254,12 +251,10 @@ def test_small_m_pick_at_the_shapes_the_sweep_decided():
     # N = 4096 at M <= 16: the 64-wide tile, one K slice.
     cfg = pick_config(1, 4096, 4096, sms=132)
     assert (cfg.block_n, cfg.split_k) == (64, 1)
-    # TMA at 128 tokens with 5 or more stages of 128-deep K, where the sweep timed it faster; not
-    # at N = 14336 (3 stages).
-    assert pick_config(128, 8192, 8192, sms=132).tma and pick_config(128, 8192, 28672, sms=132).tma
-    assert pick_config(128, 28672, 8192, sms=132).tma
-    assert not pick_config(128, 14336, 4096, sms=132).tma
-    assert not pick_config(64, 8192, 8192, sms=132).tma
+    # No TMA descriptors at M <= 128: with the promotion every 1024 of K the 128-token tiles ran
+    # 2-7% faster without them (h200_session18, call 3).
+    assert not any(pick_config(m, n, k, sms=132).tma for m in (1, 16, 64, 128)
+                   for n, k in ((4096, 4096), (8192, 8192), (28672, 8192), (8192, 28672), (14336, 4096)))
 
 
 def test_large_m_pick_promotes_every_1024():
