@@ -854,12 +854,12 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
         # - the 32-wide tile (N = 4096, M <= 16) lost to the 64-wide one with two stages fewer and
         #   no K split, half the SMs idle notwithstanding: 7.4 against 8.8 µs at K = 4096, 18.2
         #   against 22.4 at K = 14336 (torch._scaled_mm 7.1 and 19.5);
-        # (Session 9 also put TMA descriptors on the 128-token tiles with 5+ stages, faster while
-        # they promoted every K step: 25.8 against 32.2 µs at 8192 x 8192. Promoting every 1024 of
-        # K, below, the same tiles ran 2-7% faster without them at all five such shapes, and with
-        # them 9% slower at 14336 x 4096 (same run as torch._scaled_mm, benchmarks/h200_session18/
-        # call3: 12.4 against 13.4 µs at 4096 x 4096, 22.3 against 23.9 at 8192 x 8192, 71.1
-        # against 73.0 at 28672 x 8192). Plain loads, then.)
+        # (The ninth session's sweep also put TMA descriptors on the 128-token tiles with 5+
+        # stages, faster while they promoted every K step: 25.8 against 32.2 µs at 8192 x 8192.
+        # Promoting every 1024 of K, below, the same tiles ran 2-7% faster without them at all
+        # five such shapes, and with them 9% slower at 14336 x 4096 (same run as
+        # torch._scaled_mm, benchmarks/h200_session18/call3: 12.4 against 13.4 µs at 4096 x 4096,
+        # 22.3 against 23.9 at 8192 x 8192, 71.1 against 73.0 at 28672 x 8192). Plain loads, then.)
         if cfg.block_n == 32:
             cfg = dataclasses.replace(cfg, block_n=64, num_stages=max(2, cfg.num_stages - 2), split_k=1)
         # From 64-token tiles on, the tensor cores' time nears the weight's (128 x 8192 x 8192:
