@@ -114,7 +114,7 @@
 // drains. Launched without it (configurations 2-24), the wait returns at once. On an H200, beside
 // the same kernels launched without it in one run (benchmarks/h200_session18/call1), geometric
 // mean over the six Llama weights against torch._scaled_mm: 0.97x at M = 1 and 0.96x at 16 (25)
-// where 21 ran 0.92x, 0.90x at 64 (26; 22 0.86x), 0.81x at 128 (27; 23 0.79x); 28-30 within 1% of
+// where 21 ran 0.92x, 0.90x at 64 (26; 22 0.86x), 0.81x at 128 (27; 23 0.79x); 28-30 within 2% of
 // 2, 15 and 10. So the picks are 25-30. The shipped build only: the sweep's builds compare kernels
 // without it. CUTLASS's stream-K scheduler does not compile with the switch;
 // kl_cutlass::StreamKScheduler (below) is the one the stream-K kernels use then.
