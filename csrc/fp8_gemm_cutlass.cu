@@ -31,7 +31,7 @@
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these six. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20 and 24:
 // no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's), and kernels built
-// only with KL_FP8_GEMM_SWEEP = 1 to 4 (one library each, compiled side by side):
+// only with KL_FP8_GEMM_SWEEP = 1 to 5 (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
 //   6          128x256x128  cooperative  cluster 2x1, persistent, FAST ACCUMULATION: the speed
@@ -51,6 +51,9 @@
 //   24 = 2, split-K into SMs / tiles equal parts instead of stream-K
 //   25, 26, 27 = 21, 22, 23 with programmatic dependent launch (see below): the picks
 //   28, 29, 30 = 2, 15, 10 with programmatic dependent launch: the picks
+//   31 swap-AB 64x64x128    ping-pong    cluster 2x1, persistent, dependent launch          [5]
+//   32 swap-AB 64x16x128    ping-pong    cluster 2x1, persistent, dependent launch          [5]
+//   33 swap-AB 64x32x128    ping-pong    persistent, dependent launch                       [5]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -82,6 +85,13 @@
 //     24 keeps kernel 2's tile but splits K evenly. M = 128: kernel 3 ran 27.1 us at 8192 x 8192
 //     where cuBLAS's 128x64 tiles with a 1x2 cluster ran 20.8; 23 is that tile shape (128 tiles
 //     at N = 8192: one wave), the pair of CTAs sharing the activations' tile: 23.1 us.
+//   - Decode after 21-23 (M = 16-64 at 0.90-0.96x _scaled_mm with dependent launch; 64 x 4096
+//     x 14336 0.72x). With 22 at M = 64 each CTA reads the whole activation tile column (64
+//     tokens x K) beside its 64 weight rows: L2 serves as many bytes of a as of the weight, and
+//     N = 4096 gives only 64 CTAs for 132 SMs. 31 (and 32 for 21) puts two CTAs of neighbouring
+//     weight rows in a cluster that multicasts the token tile: half the reads of a from L2 (the
+//     cuBLASLt decode kernel's name says 64x8 tiles in a 4x1 cluster). 33 halves the token tile
+//     instead: twice the CTAs at M = 64 (128 at N = 4096), each weight tile read by two.
 // Out of reach of this file, from the same registers: 128x256 or 256x128 tiles with promotion
 // (64x256 per warpgroup is 128 accumulators plus 128 temporaries, past 232 registers), and the
 // ping-pong schedule, whose warpgroup tile (128x128 at least to pay for itself) doubles that.
@@ -115,10 +125,10 @@
 // the same kernels launched without it in one run (benchmarks/h200_session18/call1), geometric
 // mean over the six Llama weights against torch._scaled_mm: 0.97x at M = 1 and 0.96x at 16 (25)
 // where 21 ran 0.92x, 0.90x at 64 (26; 22 0.86x), 0.81x at 128 (27; 23 0.79x); 28-30 within 2% of
-// 2, 15 and 10. So the picks are 25-30. The shipped build only: the sweep's builds compare kernels
-// without it. CUTLASS's stream-K scheduler does not compile with the switch;
+// 2, 15 and 10. So the picks are 25-30. The shipped build, and sweep build 5, whose decode
+// candidates are compared with those picks; builds 1-4 compare kernels without it. CUTLASS's stream-K scheduler does not compile with the switch;
 // kl_cutlass::StreamKScheduler (below) is the one the stream-K kernels use then.
-#if !defined(KL_FP8_GEMM_SWEEP)
+#if !defined(KL_FP8_GEMM_SWEEP) || KL_FP8_GEMM_SWEEP == 5
 #define CUTLASS_ENABLE_GDC_FOR_SM90
 #endif
 
@@ -179,7 +189,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 31;  // 0 (auto) and the thirty configurations
+constexpr int kNumConfigs = 34;  // 0 (auto) and the thirty-three configurations
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -212,6 +222,9 @@ const char* const kConfigNames[kNumConfigs] = {
     "28 = 2 dependent launch",
     "29 = 15 dependent launch",
     "30 = 10 dependent launch",
+    "31 swapAB 64x64x128 pingpong c2x1 dependent launch",
+    "32 swapAB 64x16x128 pingpong c2x1 dependent launch",
+    "33 swapAB 64x32x128 pingpong dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
 #if !defined(KL_FP8_GEMM_SWEEP)
@@ -224,8 +237,10 @@ constexpr const char* kThisBuild = "7-8 and 16 (KL_FP8_GEMM_SWEEP=2)";
 constexpr const char* kThisBuild = "9 (KL_FP8_GEMM_SWEEP=3)";
 #elif KL_FP8_GEMM_SWEEP == 4
 constexpr const char* kThisBuild = "1 and 12-14 (KL_FP8_GEMM_SWEEP=4)";
+#elif KL_FP8_GEMM_SWEEP == 5
+constexpr const char* kThisBuild = "31-33 (KL_FP8_GEMM_SWEEP=5)";
 #else
-#error "KL_FP8_GEMM_SWEEP must be 1, 2, 3 or 4"
+#error "KL_FP8_GEMM_SWEEP must be 1, 2, 3, 4 or 5"
 #endif
 
 // One problem as the caller sees it (before any swap).
@@ -511,6 +526,15 @@ using Config9 = Cooperative<Shape<_128, _128, _256>, Shape<_2, _1, _1>, gemm::Pe
 //    far past the ~26 KB Little's law asks (4.27 TB/s x ~0.8 us / 132 SMs). 4096 rows are only
 //    32 tiles for 132 SMs, so stream-K also splits K: every SM gets ~1/132 of the weight.
 using Config1 = Cooperative<Shape<_128, _16, _128>, Shape<_1, _1, _1>, StreamK, true>;
+#elif KL_FP8_GEMM_SWEEP == 5
+// 31, 32. 22 and 21 with two CTAs (neighbouring weight rows) a cluster, the token tile multicast
+//    to both (see the top). 33. 22 with 32-token tiles.
+template <class TileShape>
+using PingPongPair = Fp8GemmConfig<TileShape, Shape<_2, _1, _1>, gemm::KernelTmaWarpSpecializedPingpong,
+                                   epi::TmaWarpSpecialized, gemm::PersistentScheduler, true>;
+using Config31 = PingPongPair<Shape<_64, _64, _128>>;
+using Config32 = PingPongPair<Shape<_64, _16, _128>>;
+using Config33 = PingPong<Shape<_64, _32, _128>, true>;
 #endif
 #if !defined(KL_FP8_GEMM_SWEEP)
 // 21, 22. Decode with 64 weight rows a tile and no K split (see the top). Ping-pong: each
@@ -569,6 +593,10 @@ auto with_config(int config, F&& f) {
       k.unordered_reduction = true;
       return f(Config1{}, k);
     }
+#elif KL_FP8_GEMM_SWEEP == 5
+    case 31: return f(Config31{}, dependent_launch());
+    case 32: return f(Config32{}, dependent_launch());
+    case 33: return f(Config33{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) +
