@@ -484,8 +484,9 @@ namespace epi = cutlass::epilogue;
 template <class TileShape, class ClusterShape, class Scheduler, bool kSwapAB>
 using Cooperative = Fp8GemmConfig<TileShape, ClusterShape, gemm::KernelTmaWarpSpecializedCooperative,
                                   epi::TmaWarpSpecializedCooperative, Scheduler, kSwapAB>;
-template <class TileShape, bool kSwapAB>  // ping-pong runs only the persistent scheduler
-using PingPong = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, gemm::KernelTmaWarpSpecializedPingpong,
+// Ping-pong runs only the persistent scheduler; one CTA a cluster unless said.
+template <class TileShape, bool kSwapAB, class ClusterShape = Shape<_1, _1, _1>>
+using PingPong = Fp8GemmConfig<TileShape, ClusterShape, gemm::KernelTmaWarpSpecializedPingpong,
                                epi::TmaWarpSpecialized, gemm::PersistentScheduler, kSwapAB>;
 
 // Tiles are (M, N, K) of the GEMM CUTLASS runs. K = 128 e4m3 = 128 bytes: one 128-byte swizzled
@@ -529,11 +530,8 @@ using Config1 = Cooperative<Shape<_128, _16, _128>, Shape<_1, _1, _1>, StreamK, 
 #elif KL_FP8_GEMM_SWEEP == 5
 // 31, 32. 22 and 21 with two CTAs (neighbouring weight rows) a cluster, the token tile multicast
 //    to both (see the top). 33. 22 with 32-token tiles.
-template <class TileShape>
-using PingPongPair = Fp8GemmConfig<TileShape, Shape<_2, _1, _1>, gemm::KernelTmaWarpSpecializedPingpong,
-                                   epi::TmaWarpSpecialized, gemm::PersistentScheduler, true>;
-using Config31 = PingPongPair<Shape<_64, _64, _128>>;
-using Config32 = PingPongPair<Shape<_64, _16, _128>>;
+using Config31 = PingPong<Shape<_64, _64, _128>, true, Shape<_2, _1, _1>>;
+using Config32 = PingPong<Shape<_64, _16, _128>, true, Shape<_2, _1, _1>>;
 using Config33 = PingPong<Shape<_64, _32, _128>, true>;
 #endif
 #if !defined(KL_FP8_GEMM_SWEEP)
