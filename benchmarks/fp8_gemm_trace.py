@@ -1,8 +1,9 @@
-"""What the GPU runs for one fp8_gemm call at decode sizes, and for how long: every kernel, memset
+"""What the GPU runs for one fp8_gemm call (decode sizes by default), and for how long: every kernel, memset
 and copy each implementation puts on the stream, with its duration from torch.profiler (CUPTI),
 inputs rotated past L2 as the bench does.
 
     python benchmarks/fp8_gemm_trace.py [--shapes 1x4096x4096,...] [--cutlass-configs 12,13,14]
+                                        [--impls torch._scaled_mm,triton,cuda]
 
 The bench's time for a call is the whole of it (a CUDA graph's replay). Where an implementation
 is slower than its kernel's napkin math, this says whether the kernel itself takes the time or
@@ -53,6 +54,8 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shapes", default=DEFAULT_SHAPES, help="comma-separated MxNxK")
     p.add_argument("--cutlass-configs", default="", help="CUTLASS configurations to trace beside the pick")
+    p.add_argument("--impls", default="torch._scaled_mm,triton,cuda",
+                   help="comma-separated implementations to trace (default: %(default)s)")
     args = p.parse_args()
     if env.CPU_MODE or torch.cuda.get_device_capability() < (8, 9):
         print("needs an fp8 GPU (sm_89 or newer)")
@@ -71,6 +74,7 @@ def main() -> int:
         sets = [gemm_args(m, n, k) for _ in range(rotation_count(m * k + n * k + 2 * m * n, dev))]
         fns = {"torch._scaled_mm": sol.fp8_gemm_scaled_mm, "triton": sol.fp8_gemm_triton,
                "cuda": sol.fp8_gemm_cuda}
+        fns = {name: fn for name, fn in fns.items() if name in args.impls.split(",")}
         for c in configs:
             fns[f"cuda config {c}"] = (lambda c: lambda a, b, sa, sb: config_ops[c].fp8_gemm_config(a, b, sa, sb, c))(c)
         print(f"\n{m} x {n} x {k}: weight {n * k / 1e6:.1f} MB")

@@ -54,6 +54,10 @@
 //   31 swap-AB 64x64x128    ping-pong    cluster 2x1, persistent, dependent launch          [5]
 //   32 swap-AB 64x16x128    ping-pong    cluster 2x1, persistent, dependent launch          [5]
 //   33 swap-AB 64x32x128    ping-pong    persistent, dependent launch                       [5]
+//   34         64x192x128   ping-pong    cluster 2x1, persistent, promoted every 256 of K,
+//                                        dependent launch                                    [5]
+//   35         128x96x128   ping-pong    cluster 2x1, persistent, promoted every 256 of K,
+//                                        dependent launch                                    [5]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -92,6 +96,14 @@
 //     weight rows in a cluster that multicasts the token tile: half the reads of a from L2 (the
 //     cuBLASLt decode kernel's name says 64x8 tiles in a 4x1 cluster). 33 halves the token tile
 //     instead: twice the CTAs at M = 64 (128 at N = 4096), each weight tile read by two.
+//   - Large M after 10: 0.89-0.98x _scaled_mm. The cooperative kernel's two warpgroups finish a
+//     tile together and then both run its epilogue (scale, round, store 48 KB of bf16) while the
+//     tensor cores wait; the producer has the next tile's stages loaded, but no wgmma is issued
+//     until the store is done. At K = 4096 a 128x192 tile is 32 k-tiles, ~27k tensor-core cycles,
+//     and its epilogue a few thousand: up to ~5-10%, most where K is short. Ping-pong gives each
+//     warpgroup its own tile, so one runs its epilogue while the other's mainloop keeps the tensor
+//     cores busy. Its warpgroup tile must hold the promotion temporary too: 64x192 (34) or 128x96
+//     (35), 96 + 96 accumulator registers as in 10, with 10's cluster and promotion interval.
 // Out of reach of this file, from the same registers: 128x256 or 256x128 tiles with promotion
 // (64x256 per warpgroup is 128 accumulators plus 128 temporaries, past 232 registers), and the
 // ping-pong schedule, whose warpgroup tile (128x128 at least to pay for itself) doubles that.
@@ -189,7 +201,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 34;  // 0 (auto) and the thirty-three configurations
+constexpr int kNumConfigs = 36;  // 0 (auto) and the thirty-five configurations
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -225,6 +237,8 @@ const char* const kConfigNames[kNumConfigs] = {
     "31 swapAB 64x64x128 pingpong c2x1 dependent launch",
     "32 swapAB 64x16x128 pingpong c2x1 dependent launch",
     "33 swapAB 64x32x128 pingpong dependent launch",
+    "34 64x192x128 pingpong c2x1 promote256 dependent launch",
+    "35 128x96x128 pingpong c2x1 promote256 dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
 #if !defined(KL_FP8_GEMM_SWEEP)
@@ -238,7 +252,7 @@ constexpr const char* kThisBuild = "9 (KL_FP8_GEMM_SWEEP=3)";
 #elif KL_FP8_GEMM_SWEEP == 4
 constexpr const char* kThisBuild = "1 and 12-14 (KL_FP8_GEMM_SWEEP=4)";
 #elif KL_FP8_GEMM_SWEEP == 5
-constexpr const char* kThisBuild = "31-33 (KL_FP8_GEMM_SWEEP=5)";
+constexpr const char* kThisBuild = "31-35 (KL_FP8_GEMM_SWEEP=5)";
 #else
 #error "KL_FP8_GEMM_SWEEP must be 1, 2, 3, 4 or 5"
 #endif
@@ -533,6 +547,10 @@ using Config1 = Cooperative<Shape<_128, _16, _128>, Shape<_1, _1, _1>, StreamK, 
 using Config31 = PingPong<Shape<_64, _64, _128>, true, Shape<_2, _1, _1>>;
 using Config32 = PingPong<Shape<_64, _16, _128>, true, Shape<_2, _1, _1>>;
 using Config33 = PingPong<Shape<_64, _32, _128>, true>;
+// 34, 35. Large M with ping-pong, which overlaps a tile's epilogue with the next tile's mainloop
+//    (see the top).
+using Config34 = PingPong<Shape<_64, _192, _128>, false, Shape<_2, _1, _1>>;
+using Config35 = PingPong<Shape<_128, _96, _128>, false, Shape<_2, _1, _1>>;
 #endif
 #if !defined(KL_FP8_GEMM_SWEEP)
 // 21, 22. Decode with 64 weight rows a tile and no K split (see the top). Ping-pong: each
@@ -595,6 +613,8 @@ auto with_config(int config, F&& f) {
     case 31: return f(Config31{}, dependent_launch());
     case 32: return f(Config32{}, dependent_launch());
     case 33: return f(Config33{}, dependent_launch());
+    case 34: return f(Config34{}, dependent_launch(promote(8)));
+    case 35: return f(Config35{}, dependent_launch(promote(8)));
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) +
