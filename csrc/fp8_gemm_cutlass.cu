@@ -20,18 +20,19 @@
 //     accumulation leaves (see Accuracy).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 25-30 by the shape: 21, 22, 23, 2, 15 and 10 (= kernels 3 and 4 promoted every 256 of K,
-// see below), each launched with programmatic dependent launch):
+// from 25-30 and 33 by the shape: 21, 22, 23, 2, 15 and 10 (= kernels 3 and 4 promoted every 256
+// of K, see below), and 33, each launched with programmatic dependent launch):
 //   21 swap-AB 64x16x128    ping-pong    persistent               M <= 16
 //   22 swap-AB 64x64x128    ping-pong    persistent               M <= 64; M <= 128, few tiles, K <= 4096
+//   33 swap-AB 64x32x128    ping-pong    persistent               32 < M <= 64, few weight rows
 //   23         128x64x128   cooperative  cluster 1x2, persistent  M <= 128, 128x64 tiles one wave
 //   2 swap-AB  128x64x128   cooperative  stream-K                 M <= 128, few tiles, longer K
 //   3          128x128x128  cooperative  stream-K                 M > 64 when big tiles are few (as 15)
 //   4          128x192x128  cooperative  cluster 2x1, persistent  large M x N (as 10)
-// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these six. The sweep in
+// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these seven. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20 and 24:
 // no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's), and kernels built
-// only with KL_FP8_GEMM_SWEEP = 1 to 5 (one library each, compiled side by side):
+// only with KL_FP8_GEMM_SWEEP = 1 to 6 (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
 //   6          128x256x128  cooperative  cluster 2x1, persistent, FAST ACCUMULATION: the speed
@@ -53,11 +54,17 @@
 //   28, 29, 30 = 2, 15, 10 with programmatic dependent launch: the picks
 //   31 swap-AB 64x64x128    ping-pong    cluster 2x1, persistent, dependent launch          [5]
 //   32 swap-AB 64x16x128    ping-pong    cluster 2x1, persistent, dependent launch          [5]
-//   33 swap-AB 64x32x128    ping-pong    persistent, dependent launch                       [5]
+//   33 swap-AB 64x32x128    ping-pong    persistent, dependent launch (a pick: see above)
 //   34         64x192x128   ping-pong    cluster 2x1, persistent, promoted every 256 of K,
 //                                        dependent launch                                    [5]
 //   35         128x96x128   ping-pong    cluster 2x1, persistent, promoted every 256 of K,
 //                                        dependent launch                                    [5]
+//   36         128x128x128  cooperative  cluster 2x1, persistent, two temporaries (below),
+//                                        dependent launch                                    [6]
+//   37         128x128x128  cooperative  cluster 1x2, as 36                                  [6]
+//   38         128x128x128  cooperative  cluster 2x1, persistent, CUTLASS's promotion,
+//                                        dependent launch (36's control)                      [6]
+//   39 = 38, promoted every 256 of K                                                          [6]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -96,6 +103,10 @@
 //     weight rows in a cluster that multicasts the token tile: half the reads of a from L2 (the
 //     cuBLASLt decode kernel's name says 64x8 tiles in a 4x1 cluster). 33 halves the token tile
 //     instead: twice the CTAs at M = 64 (128 at N = 4096), each weight tile read by two.
+//     Measured (h200_session19, call 1): 31 and 32 no faster than 22 and 21; 33 0.87x and 0.82x
+//     _scaled_mm at 64 x 4096 x 4096 and 64 x 4096 x 14336, where 26 (22) ran 0.81x and 0.73x, and
+//     slower than 26 wherever 22's tiles already fill the SMs (N >= 8192: 0.76-0.82x against
+//     0.89-1.00x). So 33 is the pick at 32 < M <= 64 where its tiles make at most one wave.
 //   - Large M after 10: 0.89-0.98x _scaled_mm. The cooperative kernel's two warpgroups finish a
 //     tile together and then both run its epilogue (scale, round, store 48 KB of bf16) while the
 //     tensor cores wait; the producer has the next tile's stages loaded, but no wgmma is issued
@@ -104,6 +115,8 @@
 //     warpgroup its own tile, so one runs its epilogue while the other's mainloop keeps the tensor
 //     cores busy. Its warpgroup tile must hold the promotion temporary too: 64x192 (34) or 128x96
 //     (35), 96 + 96 accumulator registers as in 10, with 10's cluster and promotion interval.
+//     Measured (h200_session19, call 1): 0.70-0.74x _scaled_mm (geometric mean at M = 4096 and
+//     8192) where 10 ran 0.90-0.96x. Half-height tiles cost more than the overlap gains.
 // Out of reach of this file, from the same registers: 128x256 or 256x128 tiles with promotion
 // (64x256 per warpgroup is 128 accumulators plus 128 temporaries, past 232 registers), and the
 // ping-pong schedule, whose warpgroup tile (128x128 at least to pay for itself) doubles that.
@@ -140,7 +153,7 @@
 // 2, 15 and 10. So the picks are 25-30. The shipped build, and sweep build 5, whose decode
 // candidates are compared with those picks; builds 1-4 compare kernels without it. CUTLASS's stream-K scheduler does not compile with the switch;
 // kl_cutlass::StreamKScheduler (below) is the one the stream-K kernels use then.
-#if !defined(KL_FP8_GEMM_SWEEP) || KL_FP8_GEMM_SWEEP == 5
+#if !defined(KL_FP8_GEMM_SWEEP) || KL_FP8_GEMM_SWEEP >= 5
 #define CUTLASS_ENABLE_GDC_FOR_SM90
 #endif
 
@@ -201,7 +214,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 36;  // 0 (auto) and the thirty-five configurations
+constexpr int kNumConfigs = 40;  // 0 (auto) and the thirty-nine configurations
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -239,10 +252,14 @@ const char* const kConfigNames[kNumConfigs] = {
     "33 swapAB 64x32x128 pingpong dependent launch",
     "34 64x192x128 pingpong c2x1 promote256 dependent launch",
     "35 128x96x128 pingpong c2x1 promote256 dependent launch",
+    "36 128x128x128 coop c2x1 two temporaries dependent launch",
+    "37 128x128x128 coop c1x2 two temporaries dependent launch",
+    "38 128x128x128 coop c2x1 dependent launch",
+    "39 = 38 promote256",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
 #if !defined(KL_FP8_GEMM_SWEEP)
-constexpr const char* kThisBuild = "2-4, 10, 11, 15, 17-30";
+constexpr const char* kThisBuild = "2-4, 10, 11, 15, 17-30, 33";
 #elif KL_FP8_GEMM_SWEEP == 1
 constexpr const char* kThisBuild = "5-6 (KL_FP8_GEMM_SWEEP=1)";
 #elif KL_FP8_GEMM_SWEEP == 2
@@ -252,9 +269,11 @@ constexpr const char* kThisBuild = "9 (KL_FP8_GEMM_SWEEP=3)";
 #elif KL_FP8_GEMM_SWEEP == 4
 constexpr const char* kThisBuild = "1 and 12-14 (KL_FP8_GEMM_SWEEP=4)";
 #elif KL_FP8_GEMM_SWEEP == 5
-constexpr const char* kThisBuild = "31-35 (KL_FP8_GEMM_SWEEP=5)";
+constexpr const char* kThisBuild = "31, 32, 34, 35 (KL_FP8_GEMM_SWEEP=5)";
+#elif KL_FP8_GEMM_SWEEP == 6
+constexpr const char* kThisBuild = "36-39 (KL_FP8_GEMM_SWEEP=6)";
 #else
-#error "KL_FP8_GEMM_SWEEP must be 1, 2, 3, 4 or 5"
+#error "KL_FP8_GEMM_SWEEP must be 1, 2, 3, 4, 5 or 6"
 #endif
 
 // One problem as the caller sees it (before any swap).
@@ -334,6 +353,111 @@ struct HasPromotion : std::false_type {};
 template <class Args>
 struct HasPromotion<Args, std::void_t<decltype(std::declval<Args&>().mma_promotion_interval)>> : std::true_type {};
 
+// Promotion without draining the tensor cores (configurations 36-38, sweep build 6). CUTLASS's
+// fp8 mainloop adds its temporary into the fp32 accumulators only after every wgmma in flight
+// has finished (warpgroup_wait<0>), so each promotion idles the tensor cores for the wgmma
+// latency and the FADDs. With two temporaries that cost goes: k-tile t's wgmmas accumulate into
+// one while the FADDs add k-tile t-1's from the other, so the tensor cores always have the next
+// k-tile queued. Every k-tile (128 of K, 4 k-steps) is promoted: CUTLASS's default interval, half
+// the shipped kernels' 256. The price is registers: accumulators plus two temporaries is 3 x 64
+// per thread for a warpgroup's 64x128 share of a 128x128 tile (192 of the 232 a consumer thread
+// gets), which rules out the 128x192 tiles of kernel 4. torch._scaled_mm's kernel at M = 4096
+// is named for 128x128 tiles, cooperative, six stages, a 2x1 cluster (benchmarks/h200_session19,
+// call 1).
+//
+// Base: the mainloop CUTLASS builds for fp8 with fast accumulation (its loads, shared memory,
+// pipeline and arguments are kept); only the consumer's loop, mma(), is ours. Everything the
+// kernel calls besides mma() is the base's, mma_tail() included: like the base, mma() leaves the
+// last k-tile's stage for mma_tail() to release.
+struct CooperativeTwoTemps {};  // the kernel-schedule tag that selects it in Fp8GemmConfig
+
+template <class Base>
+struct TwoTempsMainloop : Base {
+  template <class FrgTensorC>
+  CUTLASS_DEVICE void mma(typename Base::MainloopPipeline pipeline, typename Base::PipelineState smem_pipe_read,
+                          FrgTensorC& accum, int k_tile_count, int thread_idx,
+                          typename Base::TensorStorage& shared_tensors, typename Base::Params const&) {
+    using namespace cute;
+    using TiledMma = typename Base::TiledMma;
+    Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), typename Base::SmemLayoutA{});  // (M,K,PIPE)
+    Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), typename Base::SmemLayoutB{});  // (N,K,PIPE)
+    // This warpgroup's share of the tile: the two consumer warpgroups split M.
+    constexpr int kWarpGroups = size(TiledMma{}) / cutlass::NumThreadsPerWarpGroup;
+    const auto warp_groups = make_layout(Int<kWarpGroups>{}, Int<cutlass::NumThreadsPerWarpGroup>{});
+    const int warp_group = __shfl_sync(0xffffffffu, thread_idx / cutlass::NumThreadsPerWarpGroup, 0);
+    TiledMma tiled_mma;
+    auto thread_mma = tiled_mma.get_slice(warp_groups(warp_group));
+    // wgmma descriptors of each stage's A and B (MMA, MMA_M or MMA_N, MMA_K, PIPE).
+    Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));
+    Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));
+    Tensor temp0 = make_fragment_like(accum);
+    Tensor temp1 = make_fragment_like(accum);
+
+    typename Base::PipelineState smem_pipe_release = smem_pipe_read;
+    // One k-tile's wgmmas into temp (zeroed by the first: ScaleOut::Zero), committed as one batch.
+    auto issue = [&](auto& temp) {
+      pipeline.consumer_wait(smem_pipe_read, pipeline.consumer_try_wait(smem_pipe_read));
+      const int stage = smem_pipe_read.index();
+      warpgroup_fence_operand(temp);
+      warpgroup_arrive();
+      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+      CUTLASS_PRAGMA_UNROLL
+      for (int k_block = 0; k_block < size<2>(tCrA); ++k_block) {
+        cute::gemm(tiled_mma, tCrA(_, _, k_block, stage), tCrB(_, _, k_block, stage), temp);
+        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+      }
+      warpgroup_commit_batch();
+      // No fence on temp here: that counts as reading it while its wgmmas run, and ptxas then
+      // serializes every wgmma (warning C7514).
+      ++smem_pipe_read;
+    };
+    // The batch before the latest is done (at most one in flight): add its temporary into the
+    // accumulators and hand its stage back to the producer. The fences pin the adds between the
+    // wait and the next issue: left free, the compiler moved them past the next wgmmas into
+    // temp, which then had to keep a copy of temp, copied back while those wgmmas ran: ptxas
+    // then serializes every wgmma (warning C7514).
+    auto retire = [&](auto& temp) {
+      warpgroup_wait<1>();
+      warpgroup_fence_operand(temp);
+      CUTLASS_PRAGMA_UNROLL
+      for (int i = 0; i < size(accum); ++i) accum(i) += temp(i);
+      warpgroup_fence_operand(accum);
+      pipeline.consumer_release(smem_pipe_release);
+      ++smem_pipe_release;
+    };
+    // The last batch: wait for it and add it; its stage is mma_tail()'s to release.
+    auto finish = [&](auto& temp) {
+      warpgroup_wait<0>();
+      warpgroup_fence_operand(temp);
+      CUTLASS_PRAGMA_UNROLL
+      for (int i = 0; i < size(accum); ++i) accum(i) += temp(i);
+      warpgroup_fence_operand(accum);
+    };
+
+    clear(accum);
+    warpgroup_fence_operand(accum);
+    issue(temp0);
+    int remaining = k_tile_count - 1;
+    // Two k-tiles an iteration, so that which temporary is which stays known at compile time
+    // (wgmma accumulators must be registers, not an indexed array).
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (; remaining >= 2; remaining -= 2) {
+      issue(temp1);
+      retire(temp0);
+      issue(temp0);
+      retire(temp1);
+    }
+    if (remaining == 1) {
+      issue(temp1);
+      retire(temp0);
+      finish(temp1);
+    } else {
+      finish(temp0);
+    }
+    warpgroup_fence_operand(accum);
+  }
+};
+
 // One kernel configuration.
 //   TileShape       (M, N, K) elements per CTA tile of the GEMM as CUTLASS sees it (after a swap)
 //   ClusterShape    CTAs per cluster; along M they share (multicast) B's tile, along N A's
@@ -371,14 +495,18 @@ struct Fp8GemmConfig {
       void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD, EpilogueSchedule, Scaled>::CollectiveOp;
 
   // The mainloop gets the shared memory the epilogue leaves: as many pipeline stages as fit.
-  using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+  // CooperativeTwoTemps: built as the fast-accumulation mainloop, with our consumer loop (above).
+  static constexpr bool kTwoTemps = std::is_same_v<KernelSchedule, CooperativeTwoTemps>;
+  using BuiltMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
       ElementAB, cutlass::layout::RowMajor, kAlignAB,
       ElementAB, cutlass::layout::ColumnMajor, kAlignAB,
       ElementAcc, TileShape, ClusterShape,
       cutlass::gemm::collective::StageCountAutoCarveout<
           static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
-      KernelSchedule>::CollectiveOp;
+      std::conditional_t<kTwoTemps, cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
+                         KernelSchedule>>::CollectiveOp;
+  using CollectiveMainloop = std::conditional_t<kTwoTemps, TwoTempsMainloop<BuiltMainloop>, BuiltMainloop>;
 
   using GemmKernel = cutlass::gemm::kernel::GemmUniversal<
       Shape<int, int, int, int>, CollectiveMainloop, CollectiveEpilogue, Scheduler>;
@@ -498,6 +626,10 @@ namespace epi = cutlass::epilogue;
 template <class TileShape, class ClusterShape, class Scheduler, bool kSwapAB>
 using Cooperative = Fp8GemmConfig<TileShape, ClusterShape, gemm::KernelTmaWarpSpecializedCooperative,
                                   epi::TmaWarpSpecializedCooperative, Scheduler, kSwapAB>;
+// Cooperative with two promotion temporaries (TwoTempsMainloop), persistent.
+template <class TileShape, class ClusterShape>
+using TwoTemps = Fp8GemmConfig<TileShape, ClusterShape, CooperativeTwoTemps, epi::TmaWarpSpecializedCooperative,
+                               gemm::PersistentScheduler, false>;
 // Ping-pong runs only the persistent scheduler; one CTA a cluster unless said.
 template <class TileShape, bool kSwapAB, class ClusterShape = Shape<_1, _1, _1>>
 using PingPong = Fp8GemmConfig<TileShape, ClusterShape, gemm::KernelTmaWarpSpecializedPingpong,
@@ -543,20 +675,26 @@ using Config9 = Cooperative<Shape<_128, _128, _256>, Shape<_2, _1, _1>, gemm::Pe
 using Config1 = Cooperative<Shape<_128, _16, _128>, Shape<_1, _1, _1>, StreamK, true>;
 #elif KL_FP8_GEMM_SWEEP == 5
 // 31, 32. 22 and 21 with two CTAs (neighbouring weight rows) a cluster, the token tile multicast
-//    to both (see the top). 33. 22 with 32-token tiles.
+//    to both (see the top).
 using Config31 = PingPong<Shape<_64, _64, _128>, true, Shape<_2, _1, _1>>;
 using Config32 = PingPong<Shape<_64, _16, _128>, true, Shape<_2, _1, _1>>;
-using Config33 = PingPong<Shape<_64, _32, _128>, true>;
 // 34, 35. Large M with ping-pong, which overlaps a tile's epilogue with the next tile's mainloop
 //    (see the top).
 using Config34 = PingPong<Shape<_64, _192, _128>, false, Shape<_2, _1, _1>>;
 using Config35 = PingPong<Shape<_128, _96, _128>, false, Shape<_2, _1, _1>>;
+#elif KL_FP8_GEMM_SWEEP == 6
+// 36, 37. Large M with the mainloop above; 38 (and 39) the same tile with CUTLASS's.
+using Config36 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>>;
+using Config37 = TwoTemps<Shape<_128, _128, _128>, Shape<_1, _2, _1>>;
+using Config38 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
 #endif
 #if !defined(KL_FP8_GEMM_SWEEP)
 // 21, 22. Decode with 64 weight rows a tile and no K split (see the top). Ping-pong: each
 //    consumer warpgroup owns whole tiles (64 rows: one wgmma tall), the two taking turns.
 using Config21 = PingPong<Shape<_64, _16, _128>, true>;
 using Config22 = PingPong<Shape<_64, _64, _128>, true>;
+// 33. 22 with 32-token tiles: twice the CTAs at M = 64 where 22's leave SMs idle (N = 4096).
+using Config33 = PingPong<Shape<_64, _32, _128>, true>;
 // 23. M = 128: 128 tokens x 64 weight rows a tile; the two CTAs of a cluster (neighbouring N
 //    tiles) share the activations' 16 KB tile by multicast.
 using Config23 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _2, _1>, gemm::PersistentScheduler, false>;
@@ -587,6 +725,7 @@ auto with_config(int config, F&& f) {
     case 28: return f(Config2{}, dependent_launch());
     case 29: return f(Config3{}, dependent_launch(promote(8)));
     case 30: return f(Config4{}, dependent_launch(promote(8)));
+    case 33: return f(Config33{}, dependent_launch());
 #elif KL_FP8_GEMM_SWEEP == 1
     case 5: return f(Config5{}, Knobs{});
     case 6: return f(Config6{}, Knobs{});
@@ -612,9 +751,13 @@ auto with_config(int config, F&& f) {
 #elif KL_FP8_GEMM_SWEEP == 5
     case 31: return f(Config31{}, dependent_launch());
     case 32: return f(Config32{}, dependent_launch());
-    case 33: return f(Config33{}, dependent_launch());
     case 34: return f(Config34{}, dependent_launch(promote(8)));
     case 35: return f(Config35{}, dependent_launch(promote(8)));
+#elif KL_FP8_GEMM_SWEEP == 6
+    case 36: return f(Config36{}, dependent_launch());
+    case 37: return f(Config37{}, dependent_launch());
+    case 38: return f(Config38{}, dependent_launch());
+    case 39: return f(Config38{}, dependent_launch(promote(8)));
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) +
@@ -647,15 +790,19 @@ extern "C" const char* fp8_gemm_cutlass_config_name(int config) {
 namespace {
 
 // The kernel for the shape, as launched without dependent launch (2-24); the pick launches it
-// with (25-30: see the top).
+// with (25-30: see the top). 33 has dependent launch already.
 int pick_kernel(int64_t m, int64_t n, int64_t k) {
   // M tokens <= 64: the weight's bytes decide the time (see the top). 64 weight rows a tile, no K
   // split. H200, same run as torch._scaled_mm (benchmarks/h200_session15/call2/
   // cutlass_check.txt): 21 at M = 1 and 16 0.91x it (geometric mean over the six Llama weights)
   // where stream-K's kernel 1 ran 0.78x; 22 at M = 64 0.86x where kernel 2 ran 0.77x.
   if (m <= 16) return 21;
-  if (m <= 64) return 22;
   const int64_t sms = sm_count(current_device());
+  // 32 < M <= 64 with few weight rows (N = 4096: 64 tiles of 22 for 132 SMs): 32-token tiles, twice
+  // the CTAs while they still make one wave (33, launched with dependent launch: 0.87x and 0.82x
+  // against 22's 0.81x and 0.73x at 64 x 4096 x 4096 and x 14336; h200_session19, call 1).
+  if (m > 32 && m <= 64 && kl_cdiv<int64_t>(n, 64) * kl_cdiv<int64_t>(m, 32) <= sms) return 33;
+  if (m <= 64) return 22;
   if (m <= 128) {
     // 128x64 tiles that make one wave (N = 8192 on 132 SMs: 128 tiles): 23, 713 and 844 TFLOP/s
     // at 8192 x 8192 and 8192 x 28672 where 15 ran 588 and 805. Fewer (N = 4096): no tile shape
