@@ -20,8 +20,8 @@
 //     accumulation leaves (see Accuracy).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 25-30 and 33 by the shape: 21, 22, 23, 2, 15 and 10 (= kernels 3 and 4 promoted every 256
-// of K, see below), and 33, each launched with programmatic dependent launch):
+// from 25-30, 33 and 36 by the shape: 21, 22, 23, 2, 15 and 10 (= kernels 3 and 4 promoted every
+// 256 of K, see below), 33 and 36, each launched with programmatic dependent launch):
 //   21 swap-AB 64x16x128    ping-pong    persistent               M <= 16
 //   22 swap-AB 64x64x128    ping-pong    persistent               M <= 64; M <= 128, few tiles, K <= 4096
 //   33 swap-AB 64x32x128    ping-pong    persistent               32 < M <= 64, few weight rows
@@ -29,7 +29,9 @@
 //   2 swap-AB  128x64x128   cooperative  stream-K                 M <= 128, few tiles, longer K
 //   3          128x128x128  cooperative  stream-K                 M > 64 when big tiles are few (as 15)
 //   4          128x192x128  cooperative  cluster 2x1, persistent  large M x N (as 10)
-// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these seven. The sweep in
+//   36         128x128x128  cooperative  cluster 2x1, persistent  as 10 where K <= 4096 and 4's
+//                                        tiles make under 8 waves; two promotion temporaries
+// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these eight. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20 and 24:
 // no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's), and kernels built
 // only with KL_FP8_GEMM_SWEEP = 1 to 6 (one library each, compiled side by side):
@@ -60,7 +62,7 @@
 //   35         128x96x128   ping-pong    cluster 2x1, persistent, promoted every 256 of K,
 //                                        dependent launch                                    [5]
 //   36         128x128x128  cooperative  cluster 2x1, persistent, two temporaries (below),
-//                                        dependent launch                                    [6]
+//                                        dependent launch (a pick: see above)
 //   37         128x128x128  cooperative  cluster 1x2, as 36                                  [6]
 //   38         128x128x128  cooperative  cluster 2x1, persistent, CUTLASS's promotion,
 //                                        dependent launch (36's control)                      [6]
@@ -259,7 +261,7 @@ const char* const kConfigNames[kNumConfigs] = {
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
 #if !defined(KL_FP8_GEMM_SWEEP)
-constexpr const char* kThisBuild = "2-4, 10, 11, 15, 17-30, 33";
+constexpr const char* kThisBuild = "2-4, 10, 11, 15, 17-30, 33, 36";
 #elif KL_FP8_GEMM_SWEEP == 1
 constexpr const char* kThisBuild = "5-6 (KL_FP8_GEMM_SWEEP=1)";
 #elif KL_FP8_GEMM_SWEEP == 2
@@ -271,7 +273,7 @@ constexpr const char* kThisBuild = "1 and 12-14 (KL_FP8_GEMM_SWEEP=4)";
 #elif KL_FP8_GEMM_SWEEP == 5
 constexpr const char* kThisBuild = "31, 32, 34, 35 (KL_FP8_GEMM_SWEEP=5)";
 #elif KL_FP8_GEMM_SWEEP == 6
-constexpr const char* kThisBuild = "36-39 (KL_FP8_GEMM_SWEEP=6)";
+constexpr const char* kThisBuild = "37-39 (KL_FP8_GEMM_SWEEP=6)";
 #else
 #error "KL_FP8_GEMM_SWEEP must be 1, 2, 3, 4, 5 or 6"
 #endif
@@ -353,7 +355,7 @@ struct HasPromotion : std::false_type {};
 template <class Args>
 struct HasPromotion<Args, std::void_t<decltype(std::declval<Args&>().mma_promotion_interval)>> : std::true_type {};
 
-// Promotion without draining the tensor cores (configurations 36-38, sweep build 6). CUTLASS's
+// Promotion without draining the tensor cores (configurations 36 and 37). CUTLASS's
 // fp8 mainloop adds its temporary into the fp32 accumulators only after every wgmma in flight
 // has finished (warpgroup_wait<0>), so each promotion idles the tensor cores for the wgmma
 // latency and the FADDs. With two temporaries that cost goes: k-tile t's wgmmas accumulate into
@@ -683,8 +685,7 @@ using Config32 = PingPong<Shape<_64, _16, _128>, true, Shape<_2, _1, _1>>;
 using Config34 = PingPong<Shape<_64, _192, _128>, false, Shape<_2, _1, _1>>;
 using Config35 = PingPong<Shape<_128, _96, _128>, false, Shape<_2, _1, _1>>;
 #elif KL_FP8_GEMM_SWEEP == 6
-// 36, 37. Large M with the mainloop above; 38 (and 39) the same tile with CUTLASS's.
-using Config36 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>>;
+// 37. 36 with the cluster across N; 38 (and 39) 36's tile with CUTLASS's mainloop.
 using Config37 = TwoTemps<Shape<_128, _128, _128>, Shape<_1, _2, _1>>;
 using Config38 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
 #endif
@@ -695,6 +696,8 @@ using Config21 = PingPong<Shape<_64, _16, _128>, true>;
 using Config22 = PingPong<Shape<_64, _64, _128>, true>;
 // 33. 22 with 32-token tiles: twice the CTAs at M = 64 where 22's leave SMs idle (N = 4096).
 using Config33 = PingPong<Shape<_64, _32, _128>, true>;
+// 36. Large M, short K, few waves: 128x128 tiles with the two-temporaries mainloop (above).
+using Config36 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>>;
 // 23. M = 128: 128 tokens x 64 weight rows a tile; the two CTAs of a cluster (neighbouring N
 //    tiles) share the activations' 16 KB tile by multicast.
 using Config23 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _2, _1>, gemm::PersistentScheduler, false>;
@@ -726,6 +729,7 @@ auto with_config(int config, F&& f) {
     case 29: return f(Config3{}, dependent_launch(promote(8)));
     case 30: return f(Config4{}, dependent_launch(promote(8)));
     case 33: return f(Config33{}, dependent_launch());
+    case 36: return f(Config36{}, dependent_launch());
 #elif KL_FP8_GEMM_SWEEP == 1
     case 5: return f(Config5{}, Knobs{});
     case 6: return f(Config6{}, Knobs{});
@@ -754,7 +758,6 @@ auto with_config(int config, F&& f) {
     case 34: return f(Config34{}, dependent_launch(promote(8)));
     case 35: return f(Config35{}, dependent_launch(promote(8)));
 #elif KL_FP8_GEMM_SWEEP == 6
-    case 36: return f(Config36{}, dependent_launch());
     case 37: return f(Config37{}, dependent_launch());
     case 38: return f(Config38{}, dependent_launch());
     case 39: return f(Config38{}, dependent_launch(promote(8)));
@@ -790,7 +793,7 @@ extern "C" const char* fp8_gemm_cutlass_config_name(int config) {
 namespace {
 
 // The kernel for the shape, as launched without dependent launch (2-24); the pick launches it
-// with (25-30: see the top). 33 has dependent launch already.
+// with (25-30: see the top). 33 and 36 have dependent launch already.
 int pick_kernel(int64_t m, int64_t n, int64_t k) {
   // M tokens <= 64: the weight's bytes decide the time (see the top). 64 weight rows a tile, no K
   // split. H200, same run as torch._scaled_mm (benchmarks/h200_session15/call2/
@@ -825,7 +828,13 @@ int pick_kernel(int64_t m, int64_t n, int64_t k) {
   // benchmarks/h200_session8/fp8_gemm_cutlass_check.txt) put them at 0.93x _scaled_mm (geometric
   // mean over the six Llama shapes) where 4 and 3 reached 0.86-0.89x (M = 4096, 8192) and 0.85x
   // (M = 512), with the same error against float64 (1.7e-3, bf16's own rounding).
-  return (tiles >= sms && fill >= 0.8) || waves >= 4 ? 10 : 15;
+  if (!((tiles >= sms && fill >= 0.8) || waves >= 4)) return 15;
+  // Short K with few waves of big tiles: each tile's fixed costs (prologue, epilogue) weigh most,
+  // and 128x128 tiles with the two-temporaries mainloop (36: no drain per promotion, 1.5x the
+  // tiles) ran 0.96-0.97x _scaled_mm at 4096 x 4096 x 4096 where 10 ran 0.88x, in two runs
+  // (h200_session19, calls 2 and 3), and level or slower at every other large-M shape.
+  if (k <= 4096 && waves < 8) return 36;
+  return 10;
 }
 
 }  // namespace
