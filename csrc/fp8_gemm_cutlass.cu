@@ -413,27 +413,28 @@ struct TwoTempsMainloop : Base {
       // serializes every wgmma (warning C7514).
       ++smem_pipe_read;
     };
-    // The batch before the latest is done (at most one in flight): add its temporary into the
-    // accumulators and hand its stage back to the producer. The fences pin the adds between the
-    // wait and the next issue: left free, the compiler moved them past the next wgmmas into
-    // temp, which then had to keep a copy of temp, copied back while those wgmmas ran: ptxas
-    // then serializes every wgmma (warning C7514).
-    auto retire = [&](auto& temp) {
-      warpgroup_wait<1>();
+    // accum += temp, for a temp whose wgmmas are done. The fences pin the adds between the wait
+    // before them and the next issue: left free, the compiler moved the adds past the next
+    // wgmmas into the same temp, so it kept a copy of temp and copied it back while those wgmmas
+    // ran, and ptxas then serialized every wgmma (warning C7514).
+    auto add_in = [&](auto& temp) {
       warpgroup_fence_operand(temp);
       CUTLASS_PRAGMA_UNROLL
       for (int i = 0; i < size(accum); ++i) accum(i) += temp(i);
       warpgroup_fence_operand(accum);
+    };
+    // The batch before the latest is done (at most one in flight): add it in and hand its stage
+    // back to the producer.
+    auto retire = [&](auto& temp) {
+      warpgroup_wait<1>();
+      add_in(temp);
       pipeline.consumer_release(smem_pipe_release);
       ++smem_pipe_release;
     };
-    // The last batch: wait for it and add it; its stage is mma_tail()'s to release.
+    // The last batch: wait for it and add it in; its stage is mma_tail()'s to release.
     auto finish = [&](auto& temp) {
       warpgroup_wait<0>();
-      warpgroup_fence_operand(temp);
-      CUTLASS_PRAGMA_UNROLL
-      for (int i = 0; i < size(accum); ++i) accum(i) += temp(i);
-      warpgroup_fence_operand(accum);
+      add_in(temp);
     };
 
     clear(accum);
