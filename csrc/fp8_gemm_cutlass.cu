@@ -829,7 +829,8 @@ int pick_kernel(int64_t m, int64_t n, int64_t k) {
   // benchmarks/h200_session8/fp8_gemm_cutlass_check.txt) put them at 0.93x _scaled_mm (geometric
   // mean over the six Llama shapes) where 4 and 3 reached 0.86-0.89x (M = 4096, 8192) and 0.85x
   // (M = 512), with the same error against float64 (1.7e-3, bf16's own rounding).
-  if (!((tiles >= sms && fill >= 0.8) || waves >= 4)) return 15;
+  const bool big_tiles_fill = (tiles >= sms && fill >= 0.8) || waves >= 4;
+  if (!big_tiles_fill) return 15;
   // Short K with few waves of big tiles: each tile's fixed costs (prologue, epilogue) weigh most,
   // and 128x128 tiles with the two-temporaries mainloop (36: no drain per promotion, 1.5x the
   // tiles) ran 0.96-0.97x _scaled_mm at 4096 x 4096 x 4096 where 10 ran 0.88x, in two runs
