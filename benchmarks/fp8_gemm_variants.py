@@ -8,6 +8,7 @@ one GPU in one run (the grader's protocol: L2 flushed, inputs rotated past L2, C
     python benchmarks/fp8_gemm_variants.py --stream-k [--json OUT.json]   # v6 beside the decode pick
     python benchmarks/fp8_gemm_variants.py --pdl [--json OUT.json]   # the decode pick with and without dependent launch
     python benchmarks/fp8_gemm_variants.py --summary OUT_DIR   # the chapter's targets, from bench JSONs
+    ... [--shapes 64x4096x4096,...] [--baseline OTHER/fp8_gemm.py]   # other shapes; another revision's pick beside
 
 The table says, per shape, the fastest candidate and how far the configuration fp8_gemm_triton
 picks is from it: rerun it on a new GPU before trusting pick_config there. `--small` times the
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -129,8 +131,18 @@ def stream_k_candidates(m: int, n: int, k: int) -> list:
     return list(dict.fromkeys(out))
 
 
+def load_baseline(path: str):
+    """Another revision of solutions/fp8_gemm.py (a copy with a change undone, say), imported under
+    its own name: its fp8_gemm_triton is timed beside this revision's pick, in the same run."""
+    spec = importlib.util.spec_from_file_location("fp8_gemm_baseline", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up while it runs
+    spec.loader.exec_module(module)
+    return module
+
+
 def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large: bool = False,
-          promote: bool = False, stream_k: bool = False, pdl: bool = False) -> list[dict]:
+          promote: bool = False, stream_k: bool = False, pdl: bool = False, baseline=None) -> list[dict]:
     from grading.check import compare
     from grading.lesson_fp8 import gemm_args
     from grading.specs.fp8_gemm import E4M3, GEMM_TOLERANCES, fp8_gemm_ref
@@ -144,6 +156,8 @@ def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large
         ref = fp8_gemm_ref(*sets[0][0])
         picked = sol.pick_config(m, n, k)
         fns = {"torch._scaled_mm": sol.fp8_gemm_scaled_mm, f"picked: {picked.describe()}": sol.fp8_gemm_triton}
+        if baseline is not None:
+            fns[f"baseline: {baseline.pick_config(m, n, k).describe()}"] = baseline.fp8_gemm_triton
         if per_row:
             cands = [sol._v4_config(m)] if m <= sol.SMALL_M else []
         elif large:
@@ -256,6 +270,9 @@ def main() -> int:
     p.add_argument("--pdl", action="store_true",
                    help="the decode shapes: the pick beside itself launched the other way (with or without "
                         "programmatic dependent launch)")
+    p.add_argument("--shapes", help="comma-separated MxNxK to time instead of the mode's shapes")
+    p.add_argument("--baseline", metavar="PATH",
+                   help="another revision of solutions/fp8_gemm.py: its pick timed beside this one's")
     p.add_argument("--summary", metavar="DIR", help="print the targets table from DIR/*_bench.json and exit")
     args = p.parse_args()
     if args.summary:
@@ -267,18 +284,21 @@ def main() -> int:
     from grading import hardware
     gpu = hardware.current()
     roofs = hardware.roofs(gpu, hardware.load_ceilings() or hardware.committed_ceilings(gpu.key))
+    shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")] if args.shapes else None
+    base = load_baseline(args.baseline) if args.baseline else None
     if args.large:
-        rows = sweep(PREFILL, args.quick, large=True)
+        rows = sweep(shapes or PREFILL, args.quick, large=True, baseline=base)
     elif args.promote:
-        rows = sweep([s for s in GOAL if s[0] in (64, 128)], args.quick, promote=True)
+        rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, promote=True, baseline=base)
     elif args.stream_k:
-        rows = sweep(GOAL, args.quick, stream_k=True)
+        rows = sweep(shapes or GOAL, args.quick, stream_k=True, baseline=base)
     elif args.pdl:
-        rows = sweep(GOAL, args.quick, pdl=True)
+        rows = sweep(shapes or GOAL, args.quick, pdl=True, baseline=base)
     elif args.small:
-        rows = sweep(GOAL, args.quick, small=True) + sweep(GOAL_ROW, args.quick, per_row=True)
+        rows = sweep(shapes or GOAL, args.quick, small=True, baseline=base)
+        rows += sweep(GOAL_ROW, args.quick, per_row=True) if not shapes else []
     else:
-        rows = sweep(SMALL + LARGE, args.quick)
+        rows = sweep(shapes or SMALL + LARGE, args.quick, baseline=base)
     if args.json:
         Path(args.json).write_text(json.dumps({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
                                                "triton": __import__("triton").__version__, "rows": rows}, indent=1))

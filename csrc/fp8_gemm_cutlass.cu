@@ -34,7 +34,7 @@
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these eight. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20 and 24:
 // no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's), and kernels built
-// only with KL_FP8_GEMM_SWEEP = 1 to 6 (one library each, compiled side by side):
+// only with KL_FP8_GEMM_SWEEP = 1 to 7 (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
 //   6          128x256x128  cooperative  cluster 2x1, persistent, FAST ACCUMULATION: the speed
@@ -67,6 +67,9 @@
 //   38         128x128x128  cooperative  cluster 2x1, persistent, CUTLASS's promotion,
 //                                        dependent launch (36's control)                      [6]
 //   39 = 38, promoted every 256 of K                                                          [6]
+//   40         128x64x128   cooperative  cluster 1x2, as 23 with two temporaries, dep. launch [7]
+//   41 swap-AB 64x64x128    ping-pong    as 22 with two temporaries, dependent launch         [7]
+//   42 swap-AB 64x32x128    ping-pong    as 33 with two temporaries, dependent launch         [7]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -216,7 +219,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 40;  // 0 (auto) and the thirty-nine configurations
+constexpr int kNumConfigs = 43;  // 0 (auto) and the forty-two configurations
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -258,6 +261,9 @@ const char* const kConfigNames[kNumConfigs] = {
     "37 128x128x128 coop c1x2 two temporaries dependent launch",
     "38 128x128x128 coop c2x1 dependent launch",
     "39 = 38 promote256",
+    "40 128x64x128 coop c1x2 two temporaries dependent launch",
+    "41 swapAB 64x64x128 pingpong two temporaries dependent launch",
+    "42 swapAB 64x32x128 pingpong two temporaries dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
 #if !defined(KL_FP8_GEMM_SWEEP)
@@ -274,8 +280,10 @@ constexpr const char* kThisBuild = "1 and 12-14 (KL_FP8_GEMM_SWEEP=4)";
 constexpr const char* kThisBuild = "31, 32, 34, 35 (KL_FP8_GEMM_SWEEP=5)";
 #elif KL_FP8_GEMM_SWEEP == 6
 constexpr const char* kThisBuild = "37-39 (KL_FP8_GEMM_SWEEP=6)";
+#elif KL_FP8_GEMM_SWEEP == 7
+constexpr const char* kThisBuild = "40-42 (KL_FP8_GEMM_SWEEP=7)";
 #else
-#error "KL_FP8_GEMM_SWEEP must be 1, 2, 3, 4, 5 or 6"
+#error "KL_FP8_GEMM_SWEEP must be 1 to 7"
 #endif
 
 // One problem as the caller sees it (before any swap).
@@ -371,7 +379,10 @@ struct HasPromotion<Args, std::void_t<decltype(std::declval<Args&>().mma_promoti
 // pipeline and arguments are kept); only the consumer's loop, mma(), is ours. Everything the
 // kernel calls besides mma() is the base's, mma_tail() included: like the base, mma() leaves the
 // last k-tile's stage for mma_tail() to release.
-struct CooperativeTwoTemps {};  // the kernel-schedule tag that selects it in Fp8GemmConfig
+// The kernel-schedule tags that select it in Fp8GemmConfig: the cooperative kernel, or the
+// ping-pong one (one warpgroup a tile: the same mma(), with one warpgroup's share).
+struct CooperativeTwoTemps {};
+struct PingpongTwoTemps {};
 
 template <class Base>
 struct TwoTempsMainloop : Base {
@@ -498,8 +509,14 @@ struct Fp8GemmConfig {
       void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD, EpilogueSchedule, Scaled>::CollectiveOp;
 
   // The mainloop gets the shared memory the epilogue leaves: as many pipeline stages as fit.
-  // CooperativeTwoTemps: built as the fast-accumulation mainloop, with our consumer loop (above).
-  static constexpr bool kTwoTemps = std::is_same_v<KernelSchedule, CooperativeTwoTemps>;
+  // CooperativeTwoTemps, PingpongTwoTemps: built as the fast-accumulation mainloop of that kernel,
+  // with our consumer loop (above).
+  static constexpr bool kTwoTemps = std::is_same_v<KernelSchedule, CooperativeTwoTemps> ||
+                                    std::is_same_v<KernelSchedule, PingpongTwoTemps>;
+  using BuiltSchedule = std::conditional_t<
+      std::is_same_v<KernelSchedule, CooperativeTwoTemps>, cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
+      std::conditional_t<std::is_same_v<KernelSchedule, PingpongTwoTemps>,
+                         cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum, KernelSchedule>>;
   using BuiltMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
       ElementAB, cutlass::layout::RowMajor, kAlignAB,
@@ -507,8 +524,7 @@ struct Fp8GemmConfig {
       ElementAcc, TileShape, ClusterShape,
       cutlass::gemm::collective::StageCountAutoCarveout<
           static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
-      std::conditional_t<kTwoTemps, cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
-                         KernelSchedule>>::CollectiveOp;
+      BuiltSchedule>::CollectiveOp;
   using CollectiveMainloop = std::conditional_t<kTwoTemps, TwoTempsMainloop<BuiltMainloop>, BuiltMainloop>;
 
   using GemmKernel = cutlass::gemm::kernel::GemmUniversal<
@@ -633,10 +649,12 @@ using Cooperative = Fp8GemmConfig<TileShape, ClusterShape, gemm::KernelTmaWarpSp
 template <class TileShape, class ClusterShape>
 using TwoTemps = Fp8GemmConfig<TileShape, ClusterShape, CooperativeTwoTemps, epi::TmaWarpSpecializedCooperative,
                                gemm::PersistentScheduler, false>;
-// Ping-pong runs only the persistent scheduler; one CTA a cluster unless said.
-template <class TileShape, bool kSwapAB, class ClusterShape = Shape<_1, _1, _1>>
-using PingPong = Fp8GemmConfig<TileShape, ClusterShape, gemm::KernelTmaWarpSpecializedPingpong,
-                               epi::TmaWarpSpecialized, gemm::PersistentScheduler, kSwapAB>;
+// Ping-pong runs only the persistent scheduler; one CTA a cluster unless said; CUTLASS's mainloop
+// unless Schedule is PingpongTwoTemps.
+template <class TileShape, bool kSwapAB, class ClusterShape = Shape<_1, _1, _1>,
+          class Schedule = gemm::KernelTmaWarpSpecializedPingpong>
+using PingPong = Fp8GemmConfig<TileShape, ClusterShape, Schedule, epi::TmaWarpSpecialized,
+                               gemm::PersistentScheduler, kSwapAB>;
 
 // Tiles are (M, N, K) of the GEMM CUTLASS runs. K = 128 e4m3 = 128 bytes: one 128-byte swizzled
 // row per tile row, four k-steps of wgmma (k = 32 for fp8).
@@ -689,6 +707,11 @@ using Config35 = PingPong<Shape<_128, _96, _128>, false, Shape<_2, _1, _1>>;
 // 37. 36 with the cluster across N; 38 (and 39) 36's tile with CUTLASS's mainloop.
 using Config37 = TwoTemps<Shape<_128, _128, _128>, Shape<_1, _2, _1>>;
 using Config38 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
+#elif KL_FP8_GEMM_SWEEP == 7
+// 40, 41, 42. The two-temporaries mainloop on the M <= 128 picks 23, 22 and 33 (see the top).
+using Config40 = TwoTemps<Shape<_128, _64, _128>, Shape<_1, _2, _1>>;
+using Config41 = PingPong<Shape<_64, _64, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+using Config42 = PingPong<Shape<_64, _32, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 #endif
 #if !defined(KL_FP8_GEMM_SWEEP)
 // 21, 22. Decode with 64 weight rows a tile and no K split (see the top). Ping-pong: each
@@ -762,6 +785,10 @@ auto with_config(int config, F&& f) {
     case 37: return f(Config37{}, dependent_launch());
     case 38: return f(Config38{}, dependent_launch());
     case 39: return f(Config38{}, dependent_launch(promote(8)));
+#elif KL_FP8_GEMM_SWEEP == 7
+    case 40: return f(Config40{}, dependent_launch());
+    case 41: return f(Config41{}, dependent_launch());
+    case 42: return f(Config42{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) +

@@ -528,14 +528,14 @@ def _store_tile_t(y_ptr, acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A: tl.co
 # tiles alone cover the SMs (pick_config), then each program streams BLOCK_N × K of b, all of K,
 # in one wave, with one kernel, no workspace and no atomics. Where N / BLOCK_N is too few (N =
 # 4096 with the tokens' tile at 64 or 128), K is split and the last program to finish a tile sums
-# the slices' partials (plain stores to a workspace, a counter per tile) and writes y: still one
-# GEMM kernel, plus a memset of the counters.
+# the slices' partials (plain stores to a workspace, a counter per tile, which it leaves at zero
+# for the next call) and writes y: one kernel, nothing else launched.
 @triton.jit
 def _fp8_gemm_v5_kernel(
     a_ptr, b_ptr, y_ptr,    # a [M, K], b [N, K] e4m3 contiguous; y [M, N] contiguous
     sa_ptr, sb_ptr,         # fp32 scales: [M] or [1], [N] or [1]
     ws_ptr,                 # SPLIT_K > 1: fp32 [SPLIT_K, M, N], each K slice's partial sums (not zeroed)
-    count_ptr,              # SPLIT_K > 1: int32 [tiles], zeroed: K slices finished per output tile
+    count_ptr,              # SPLIT_K > 1: int32 [tiles], zero on entry and left zero: K slices finished per tile
     M, N, K,
     k_per_split,            # a multiple of BLOCK_K; program z takes K range [z·k_per_split, +k_per_split)
     slice_elems,            # M·N: the stride of ws between K slices
@@ -580,6 +580,9 @@ def _fp8_gemm_v5_kernel(
             for _ in tl.static_range(SPLIT_K):
                 acc += tl.load(slice_ptr, mask=mask, other=0.0, cache_modifier=".cg")
                 slice_ptr += slice_elems
+            # Every slice has arrived: the counter goes back to zero for the next call, so no
+            # memset runs before each launch (as v6).
+            tl.store(count_ptr + pid_m * tl.num_programs(0) + pid_n, 0)
             _store_tile_t(y_ptr, acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
     else:
         _store_tile_t(y_ptr, acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
@@ -898,8 +901,9 @@ _COUNTERS: dict = {}
 
 
 def _tile_counters(tiles: int, device: torch.device) -> torch.Tensor:
-    """v6's counters, zeroed once and left zero by every launch, one buffer per device and stream
-    (calls on one stream run in order; two streams would share a buffer otherwise)."""
+    """v5's and v6's tile counters, zeroed once and left zero by every launch, one buffer per
+    device and stream (calls on one stream run in order; two streams would share a buffer
+    otherwise)."""
     stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0
     key = (device, stream)
     buf = _COUNTERS.get(key)
@@ -955,7 +959,7 @@ def _launch(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig) -> torch.Tensor:
         ws = count = y  # unused without split-K
         if split > 1:
             ws = torch.empty((split, m, n), dtype=torch.float32, device=a.device)  # [SPLIT_K, M, N]
-            count = torch.zeros(tiles, dtype=torch.int32, device=a.device)
+            count = _tile_counters(tiles, a.device)
         if cfg.tma:
             triton.set_allocator(_tma_scratch)
         _fp8_gemm_v5_kernel[(grid_n, grid_m, split)](a, b, y, scale_a, scale_b, ws, count, m, n, k, k_per_split,

@@ -164,19 +164,25 @@ def test_triton_versions_match_the_reference(m, n, k, scales):
         check.compare(out, ref, spec.tolerance(E4M3), what=f"{name} at {m}x{n}x{k} {scales}")
 
 
-def test_stream_k_leaves_its_counters_zero_and_repeats_its_bits():
-    # v6 keeps its per-tile counters between calls instead of zeroing them each time: the last
-    # program of every shared tile must reset its counter, or the next call's tiles never finish.
+@pytest.mark.parametrize("version, cfg", [
+    ("v5", (5, 16, 32, 32, 4, 2, 8, 3)),  # 3 x 3 tiles, K split 3 ways (7 K steps: 3 + 3 + 1)
+    ("v6", (6, 16, 32, 32, 4, 2)),        # 3 x 3 tiles of 7 K steps over 7 programs
+])
+def test_split_k_leaves_its_counters_zero_and_repeats_its_bits(version, cfg):
+    # v5 with a K split and v6 keep their per-tile counters between calls instead of zeroing them
+    # each time: the last program of every shared tile must reset its counter, or the next call's
+    # tiles never finish (or finish with a slice missing).
     from solutions import fp8_gemm as sol
     from solutions.fp8_gemm import GemmConfig
     params = {"m": 37, "n": 80, "k": 208, "scales": "row"}
     args, _ = make_fp8_gemm_inputs(params, E4M3, torch.Generator().manual_seed(7), DEVICE)
-    cfg = GemmConfig(6, 16, 32, 32, 4, 2, programs=7)  # 3 x 3 tiles of 7 K steps over 7 programs
-    first = sol.fp8_gemm_triton_v6(*args, config=cfg)
-    assert all(int(buf.abs().sum()) == 0 for buf in sol._COUNTERS.values())
-    again = sol.fp8_gemm_triton_v6(*args, config=cfg)
-    assert torch.equal(first, again)  # partials summed in program order, whoever finishes last
-    check.compare(first, fp8_gemm_ref(*args), get_spec("fp8_gemm").tolerance(E4M3), what="v6 over 7 programs")
+    config = GemmConfig(*cfg, programs=7) if version == "v6" else GemmConfig(*cfg)
+    fn = getattr(sol, f"fp8_gemm_triton_{version}")
+    first = fn(*args, config=config)
+    assert sol._COUNTERS and all(int(buf.abs().sum()) == 0 for buf in sol._COUNTERS.values())
+    again = fn(*args, config=config)
+    assert torch.equal(first, again)  # partials summed in a fixed order, whoever finishes last
+    check.compare(first, fp8_gemm_ref(*args), get_spec("fp8_gemm").tolerance(E4M3), what=f"{version} split")
 
 
 @pytest.mark.parametrize("m", [1, 16, 37, 64, 100, 128])
