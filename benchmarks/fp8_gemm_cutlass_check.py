@@ -3,14 +3,14 @@ against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/7
 
     python benchmarks/fp8_gemm_cutlass_check.py [--json PATH] [--no-sweep | --shipped-build | --builds 0,4] [--ms 1,16,...]
 
-Eight libraries are built side by side, each by its own process (nvcc compiles one file on one
+Nine libraries are built side by side, each by its own process (nvcc compiles one file on one
 core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 2-4, 21-23, 33
 and 36 and their run-time variants, among them the eight the dispatch picks from: 21-23 as 25-27,
 2 as 28, 15 and 10 as 29 and 30, launched with programmatic dependent launch, and 33 and 36) and
-the same file with KL_FP8_GEMM_SWEEP = 1 to 7: kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the
+the same file with KL_FP8_GEMM_SWEEP = 1 to 8: kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the
 decode candidates 31-32 with the large-M ping-pong candidates 34-35, 37-39 (36 with the
-cluster across N, and 36's tile with CUTLASS's mainloop), and 40-42 (the M <= 128 picks 23,
-22 and 33 with the two-temporaries mainloop). The file's header says what each
+cluster across N, and 36's tile with CUTLASS's mainloop), 40-42 (the M <= 128 picks 23,
+22 and 33 with the two-temporaries mainloop) and 43-45 (21, a 64x128 swap-AB tile and 3 with it). The file's header says what each
 configuration tests and why.
 Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s;
 "w%" = the weight's bytes (N x K) per second as a share of this run's device-to-device copy
@@ -48,7 +48,7 @@ CHECK_N, CHECK_K = 4104, 4096 + 48  # N not a multiple of any tile; K ends in a 
 # The configurations each build holds: 0 = the file as shipped, n = built with KL_FP8_GEMM_SWEEP=n.
 BUILDS = {0: [2, 3, 4, 10, 11, 15, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 33, 36], 1: [5, 6],
           2: [7, 8, 16], 3: [9], 4: [1, 12, 13, 14], 5: [31, 32, 34, 35],
-          6: [37, 38, 39], 7: [40, 41, 42]}
+          6: [37, 38, 39], 7: [40, 41, 42], 8: [43, 44, 45]}
 SHIPPED_PICKS = (25, 26, 27, 28, 29, 30, 33, 36)  # what the dispatch picks from (build 0's eight kernels)
 FAST_ACCUM = {6}  # no fp32 promotion: its error is reported (marked *), not judged
 TARGET_S = 0.1  # seconds per timing: ~520 timings, about two and a half minutes
@@ -60,11 +60,11 @@ def sweep_configs(m):
     variants of the big tiles where the FLOPs do; each pick (25-30) beside its kernel launched
     without dependent launch; the decode candidates 31-33 (33 now a pick) at M <= 128, sweep build 5's
     ping-pong candidates 34 and 35 past it, sweep build 6's (37-39) beside the pick 36, and sweep
-    build 7's (40-42: 23, 22 and 33 with two promotion temporaries) at M <= 128."""
+    build 7's (40-42: 23, 22 and 33 with two promotion temporaries) and 8's (43-45) at M <= 128."""
     if m <= 64:
-        return [1, 7, 12, 13, 14, 2, 3, 21, 22, 24, 25, 26, 28, 31, 32, 33, 41, 42]
+        return [1, 7, 12, 13, 14, 2, 3, 21, 22, 24, 25, 26, 28, 31, 32, 33, 41, 42, 43]
     if m <= 128:
-        return [2, 3, 15, 4, 10, 5, 8, 23, 22, 27, 26, 28, 29, 31, 33, 40, 41]
+        return [2, 3, 15, 4, 10, 5, 8, 23, 22, 27, 26, 28, 29, 31, 33, 40, 41, 44, 45]
     return [3, 15, 19, 20, 4, 10, 17, 18, 11, 5, 8, 16, 9, 6, 29, 30, 34, 35, 36, 37, 38, 39]
 
 

@@ -83,9 +83,9 @@ def small_candidates(m: int, n: int, k: int) -> list:
     each reading a from L2 half as often per weight byte: at M = 128, N = 4096 the pick's 64-wide
     tiles read twice as many bytes of a as of the weight); twice the K slices; BLOCK_K halved with
     twice the stages, or doubled with half (the same bytes in flight in smaller or larger steps).
-    First v4, the kernel v5 replaces. Every candidate launches with dependent launch exactly where
-    the pick's rule would (no K split). About 80 kernels to compile in all, most of the ~3 minutes
-    of `--small`; with `--quick`, the first four."""
+    First v4, the kernel v5 replaces. The v5 candidates launch with dependent launch, as the pick
+    does. About 80 kernels to compile in all, most of the ~3 minutes of `--small`; with `--quick`,
+    the first four."""
     from solutions.fp8_gemm import _num_sms, _streaming_config, _v4_config, _with_launch_rule, pick_config
     pick = pick_config(m, n, k)
     if pick.variant != 5:  # v4 where the plan was measured slower: the plan's tile

@@ -34,7 +34,7 @@
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these eight. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20 and 24:
 // no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's), and kernels built
-// only with KL_FP8_GEMM_SWEEP = 1 to 7 (one library each, compiled side by side):
+// only with KL_FP8_GEMM_SWEEP = 1 to 8 (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
 //   6          128x256x128  cooperative  cluster 2x1, persistent, FAST ACCUMULATION: the speed
@@ -70,6 +70,9 @@
 //   40         128x64x128   cooperative  cluster 1x2, as 23 with two temporaries, dep. launch [7]
 //   41 swap-AB 64x64x128    ping-pong    as 22 with two temporaries, dependent launch         [7]
 //   42 swap-AB 64x32x128    ping-pong    as 33 with two temporaries, dependent launch         [7]
+//   43 swap-AB 64x16x128    ping-pong    as 21 with two temporaries, dependent launch         [8]
+//   44 swap-AB 64x128x128   ping-pong    two temporaries, dependent launch                    [8]
+//   45         128x128x128  cooperative  stream-K, as 3 with two temporaries, dep. launch      [8]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -219,7 +222,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 43;  // 0 (auto) and the forty-two configurations
+constexpr int kNumConfigs = 46;  // 0 (auto) and the forty-five configurations
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -264,6 +267,9 @@ const char* const kConfigNames[kNumConfigs] = {
     "40 128x64x128 coop c1x2 two temporaries dependent launch",
     "41 swapAB 64x64x128 pingpong two temporaries dependent launch",
     "42 swapAB 64x32x128 pingpong two temporaries dependent launch",
+    "43 swapAB 64x16x128 pingpong two temporaries dependent launch",
+    "44 swapAB 64x128x128 pingpong two temporaries dependent launch",
+    "45 128x128x128 coop streamK two temporaries dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
 #if !defined(KL_FP8_GEMM_SWEEP)
@@ -282,8 +288,10 @@ constexpr const char* kThisBuild = "31, 32, 34, 35 (KL_FP8_GEMM_SWEEP=5)";
 constexpr const char* kThisBuild = "37-39 (KL_FP8_GEMM_SWEEP=6)";
 #elif KL_FP8_GEMM_SWEEP == 7
 constexpr const char* kThisBuild = "40-42 (KL_FP8_GEMM_SWEEP=7)";
+#elif KL_FP8_GEMM_SWEEP == 8
+constexpr const char* kThisBuild = "43-45 (KL_FP8_GEMM_SWEEP=8)";
 #else
-#error "KL_FP8_GEMM_SWEEP must be 1 to 7"
+#error "KL_FP8_GEMM_SWEEP must be 1 to 8"
 #endif
 
 // One problem as the caller sees it (before any swap).
@@ -645,10 +653,10 @@ namespace epi = cutlass::epilogue;
 template <class TileShape, class ClusterShape, class Scheduler, bool kSwapAB>
 using Cooperative = Fp8GemmConfig<TileShape, ClusterShape, gemm::KernelTmaWarpSpecializedCooperative,
                                   epi::TmaWarpSpecializedCooperative, Scheduler, kSwapAB>;
-// Cooperative with two promotion temporaries (TwoTempsMainloop), persistent.
-template <class TileShape, class ClusterShape>
+// Cooperative with two promotion temporaries (TwoTempsMainloop), persistent unless said.
+template <class TileShape, class ClusterShape, class Scheduler = gemm::PersistentScheduler>
 using TwoTemps = Fp8GemmConfig<TileShape, ClusterShape, CooperativeTwoTemps, epi::TmaWarpSpecializedCooperative,
-                               gemm::PersistentScheduler, false>;
+                               Scheduler, false>;
 // Ping-pong runs only the persistent scheduler; one CTA a cluster unless said; CUTLASS's mainloop
 // unless Schedule is PingpongTwoTemps.
 template <class TileShape, bool kSwapAB, class ClusterShape = Shape<_1, _1, _1>,
@@ -712,6 +720,13 @@ using Config38 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::P
 using Config40 = TwoTemps<Shape<_128, _64, _128>, Shape<_1, _2, _1>>;
 using Config41 = PingPong<Shape<_64, _64, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 using Config42 = PingPong<Shape<_64, _32, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+#elif KL_FP8_GEMM_SWEEP == 8
+// 43. 21 (M <= 16) with two temporaries. 44. M = 128 with one token tile: swap-AB 64x128
+//    ping-pong with two temporaries (3 x 64 accumulator registers a thread). 45. 3's 128x128
+//    stream-K tile (15 at M = 128, N >= 14336) with two temporaries.
+using Config43 = PingPong<Shape<_64, _16, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+using Config44 = PingPong<Shape<_64, _128, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+using Config45 = TwoTemps<Shape<_128, _128, _128>, Shape<_1, _1, _1>, StreamK>;
 #endif
 #if !defined(KL_FP8_GEMM_SWEEP)
 // 21, 22. Decode with 64 weight rows a tile and no K split (see the top). Ping-pong: each
@@ -789,6 +804,10 @@ auto with_config(int config, F&& f) {
     case 40: return f(Config40{}, dependent_launch());
     case 41: return f(Config41{}, dependent_launch());
     case 42: return f(Config42{}, dependent_launch());
+#elif KL_FP8_GEMM_SWEEP == 8
+    case 43: return f(Config43{}, dependent_launch());
+    case 44: return f(Config44{}, dependent_launch());
+    case 45: return f(Config45{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) +

@@ -681,7 +681,7 @@ class GemmConfig:
     promote_every: int = 1  # v3, v5, v6: K steps between promotions into the fp32 sum
     programs: int = 0  # v6: 0 = one per SM
     # v5: programmatic dependent launch on sm_90+ (env.pdl_launch; elsewhere a plain launch): the
-    # decode picks without a K split set it (pick_config).
+    # decode picks set it (pick_config).
     pdl: bool = False
 
     def describe(self) -> str:
@@ -832,14 +832,15 @@ def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
 
 
 def _with_launch_rule(cfg: GemmConfig) -> GemmConfig:
-    """cfg with programmatic dependent launch exactly where K is not split. Same run as
-    torch._scaled_mm, CUDA graphs of back-to-back calls under 30 µs (benchmarks/h200_session17,
-    call 2): M = 1 and 16 at N x K = 4096 x 4096 6.73 / 6.94 µs against 7.37 / 7.51 (1.06x /
-    1.05x torch._scaled_mm, from 0.97x), up to 4% faster at the other shapes under 30 µs, and
-    level past 30 µs, where each call is timed alone. With a K split the launch follows the memset
-    of the split's tile counters, and ran 2-3% slower with it (64 and 128 x 4096 x 4096), so it
-    stays off there."""
-    return dataclasses.replace(cfg, pdl=cfg.split_k == 1)
+    """cfg with programmatic dependent launch. Same run as torch._scaled_mm, CUDA graphs of
+    back-to-back calls under 30 µs (benchmarks/h200_session17, call 2): M = 1 and 16 at N x K =
+    4096 x 4096 6.73 / 6.94 µs against 7.37 / 7.51 (1.06x / 1.05x torch._scaled_mm, from 0.97x),
+    up to 4% faster at the other shapes under 30 µs, and level past 30 µs, where each call is
+    timed alone. Where K is split it followed a memset of the tile counters, and ran 2-3% slower
+    with it; since the counters reset themselves (no memset), the split shapes gain too
+    (benchmarks/h200_session20, call 1): 64 x 4096 x 4096 8.33 µs against 9.11 without it (10.04
+    with the memset), 128 x 4096 x 4096 10.91 against 11.46 (12.63), 0.6 µs at K = 14336."""
+    return dataclasses.replace(cfg, pdl=True)
 
 
 def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
