@@ -20,22 +20,25 @@
 //     accumulation leaves (see Accuracy).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 25-30, 33 and 36 by the shape: 21, 22, 23, 2, 15 and 10 (= kernels 3 and 4 promoted every
-// 256 of K, see below), 33 and 36, each launched with programmatic dependent launch):
-//   21 swap-AB 64x16x128    ping-pong    persistent               M <= 16
-//   22 swap-AB 64x64x128    ping-pong    persistent               M <= 64; M <= 128, few tiles, K <= 4096
-//   33 swap-AB 64x32x128    ping-pong    persistent               32 < M <= 64, few weight rows
-//   23         128x64x128   cooperative  cluster 1x2, persistent  M <= 128, 128x64 tiles one wave
-//   2 swap-AB  128x64x128   cooperative  stream-K                 M <= 128, few tiles, longer K
+// from 29, 30, 36, 41, 43 and 44 by the shape: 15 and 10 (= kernels 3 and 4 promoted every 256 of
+// K, see below), 36, 41, 43 and 44, each launched with programmatic dependent launch; 36, 41, 43
+// and 44 promote from two temporaries, see TwoTempsMainloop):
+//   43 swap-AB 64x16x128    ping-pong    persistent               M <= 16
+//   41 swap-AB 64x64x128    ping-pong    persistent               M <= 64; M <= 128 where its
+//                                                                 tiles make one wave
+//   44 swap-AB 64x128x128   ping-pong    persistent               M <= 128, up to two waves of
+//                                                                 its tiles
 //   3          128x128x128  cooperative  stream-K                 M > 64 when big tiles are few (as 15)
 //   4          128x192x128  cooperative  cluster 2x1, persistent  large M x N (as 10)
 //   36         128x128x128  cooperative  cluster 2x1, persistent  as 10 where K <= 4096 and 4's
-//                                        tiles make under 8 waves; two promotion temporaries
-// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these eight. The sweep in
-// benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20 and 24:
-// no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's), and kernels built
-// only with KL_FP8_GEMM_SWEEP = 1 to 8 (one library each, compiled side by side):
+//                                        tiles make under 8 waves
+// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these six. The sweep in
+// benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29
+// and 30: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
+// 9's), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 9 (one library each, compiled side
+// by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
+//   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
 //   6          128x256x128  cooperative  cluster 2x1, persistent, FAST ACCUMULATION: the speed
 //              the accuracy below costs; its error at long K is outside the spec's tolerance  [1]
@@ -51,12 +54,16 @@
 //   16 = 8, promoted every 256 of K (built with 8)                                           [2]
 //   17, 18 = 4, promoted every 512, 1024 of K
 //   19, 20 = 3, promoted every 512, 1024 of K
-//   24 = 2, split-K into SMs / tiles equal parts instead of stream-K
-//   25, 26, 27 = 21, 22, 23 with programmatic dependent launch (see below): the picks
-//   28, 29, 30 = 2, 15, 10 with programmatic dependent launch: the picks
+//   21 swap-AB 64x16x128    ping-pong    persistent  (M <= 16 until 43)                      [9]
+//   22 swap-AB 64x64x128    ping-pong    persistent  (M <= 64 until 41)                      [9]
+//   23         128x64x128   cooperative  cluster 1x2, persistent  (M = 128 until 44)         [9]
+//   24 = 2, split-K into SMs / tiles equal parts instead of stream-K                        [9]
+//   25, 26, 27, 28 = 21, 22, 23, 2 with programmatic dependent launch (see below)            [9]
+//   29, 30 = 15, 10 with programmatic dependent launch: the picks
 //   31 swap-AB 64x64x128    ping-pong    cluster 2x1, persistent, dependent launch          [5]
 //   32 swap-AB 64x16x128    ping-pong    cluster 2x1, persistent, dependent launch          [5]
-//   33 swap-AB 64x32x128    ping-pong    persistent, dependent launch (a pick: see above)
+//   33 swap-AB 64x32x128    ping-pong    persistent, dependent launch (32 < M <= 64, few
+//                                        weight rows, until 41)                              [9]
 //   34         64x192x128   ping-pong    cluster 2x1, persistent, promoted every 256 of K,
 //                                        dependent launch                                    [5]
 //   35         128x96x128   ping-pong    cluster 2x1, persistent, promoted every 256 of K,
@@ -68,10 +75,10 @@
 //                                        dependent launch (36's control)                      [6]
 //   39 = 38, promoted every 256 of K                                                          [6]
 //   40         128x64x128   cooperative  cluster 1x2, as 23 with two temporaries, dep. launch [7]
-//   41 swap-AB 64x64x128    ping-pong    as 22 with two temporaries, dependent launch         [7]
+//   41 swap-AB 64x64x128    ping-pong    as 22 with two temporaries, dependent launch (a pick)
 //   42 swap-AB 64x32x128    ping-pong    as 33 with two temporaries, dependent launch         [7]
-//   43 swap-AB 64x16x128    ping-pong    as 21 with two temporaries, dependent launch         [8]
-//   44 swap-AB 64x128x128   ping-pong    two temporaries, dependent launch                    [8]
+//   43 swap-AB 64x16x128    ping-pong    as 21 with two temporaries, dependent launch (a pick)
+//   44 swap-AB 64x128x128   ping-pong    two temporaries, dependent launch (a pick)
 //   45         128x128x128  cooperative  stream-K, as 3 with two temporaries, dep. launch      [8]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
@@ -125,6 +132,19 @@
 //     (35), 96 + 96 accumulator registers as in 10, with 10's cluster and promotion interval.
 //     Measured (h200_session19, call 1): 0.70-0.74x _scaled_mm (geometric mean at M = 4096 and
 //     8192) where 10 ran 0.90-0.96x. Half-height tiles cost more than the overlap gains.
+//   - Decode after 36 (two temporaries, below): at N = 4096 the decode kernels' 64-row tiles are
+//     64 CTAs, one tile each, so one consumer warpgroup does all of a CTA's wgmmas and each SM
+//     must stream twice its share of the weight. Each promotion's drain (the wgmma latency and the
+//     FADDs, per k-tile) then stands between the loads and the tensor cores. 40-45 are the decode
+//     picks' tiles with the two-temporaries mainloop (ping-pong too: its consumer calls the same
+//     mma(), one warpgroup's share), and 44 one 128-token tile for M = 128, which reads the weight
+//     once where 64-token tiles read it twice from L2. Measured (h200_session20, calls 1 and 2,
+//     geometric means over the six weights): 43 1.05x _scaled_mm at M = 1 and 16 (1.00-1.13x),
+//     where 21 ran 0.98-0.99x; 41 1.04x at M = 64 (0.96-1.09x), where the picks 22 and 33 ran
+//     0.94x. M = 128: 41 1.05x and 1.01x at N = 4096, where 22 and 2 ran 0.89x and 0.85x; 44
+//     1.00x at N = 8192 and 14336 with K = 8192 and 4096 (23 0.93x, 15 0.98x), 0.93x at 8192 x
+//     28672 (23 0.88x), 0.83x at N = 28672, where 15 stays the pick (0.92x). 40, 42 and 45 were
+//     behind these everywhere.
 // Out of reach of this file, from the same registers: 128x256 or 256x128 tiles with promotion
 // (64x256 per warpgroup is 128 accumulators plus 128 temporaries, past 232 registers), and the
 // ping-pong schedule, whose warpgroup tile (128x128 at least to pay for itself) doubles that.
@@ -158,8 +178,9 @@
 // the same kernels launched without it in one run (benchmarks/h200_session18/call1), geometric
 // mean over the six Llama weights against torch._scaled_mm: 0.97x at M = 1 and 0.96x at 16 (25)
 // where 21 ran 0.92x, 0.90x at 64 (26; 22 0.86x), 0.81x at 128 (27; 23 0.79x); 28-30 within 2% of
-// 2, 15 and 10. So the picks are 25-30. The shipped build, and sweep build 5, whose decode
-// candidates are compared with those picks; builds 1-4 compare kernels without it. CUTLASS's stream-K scheduler does not compile with the switch;
+// 2, 15 and 10. So every pick since is launched that way. The switch is on in the shipped build
+// and in sweep builds 5 and up, whose candidates are compared with those picks; builds 1-4
+// compare kernels without it. CUTLASS's stream-K scheduler does not compile with the switch;
 // kl_cutlass::StreamKScheduler (below) is the one the stream-K kernels use then.
 #if !defined(KL_FP8_GEMM_SWEEP) || KL_FP8_GEMM_SWEEP >= 5
 #define CUTLASS_ENABLE_GDC_FOR_SM90
@@ -273,7 +294,7 @@ const char* const kConfigNames[kNumConfigs] = {
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
 #if !defined(KL_FP8_GEMM_SWEEP)
-constexpr const char* kThisBuild = "2-4, 10, 11, 15, 17-30, 33, 36";
+constexpr const char* kThisBuild = "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44";
 #elif KL_FP8_GEMM_SWEEP == 1
 constexpr const char* kThisBuild = "5-6 (KL_FP8_GEMM_SWEEP=1)";
 #elif KL_FP8_GEMM_SWEEP == 2
@@ -287,11 +308,13 @@ constexpr const char* kThisBuild = "31, 32, 34, 35 (KL_FP8_GEMM_SWEEP=5)";
 #elif KL_FP8_GEMM_SWEEP == 6
 constexpr const char* kThisBuild = "37-39 (KL_FP8_GEMM_SWEEP=6)";
 #elif KL_FP8_GEMM_SWEEP == 7
-constexpr const char* kThisBuild = "40-42 (KL_FP8_GEMM_SWEEP=7)";
+constexpr const char* kThisBuild = "40 and 42 (KL_FP8_GEMM_SWEEP=7)";
 #elif KL_FP8_GEMM_SWEEP == 8
-constexpr const char* kThisBuild = "43-45 (KL_FP8_GEMM_SWEEP=8)";
+constexpr const char* kThisBuild = "45 (KL_FP8_GEMM_SWEEP=8)";
+#elif KL_FP8_GEMM_SWEEP == 9
+constexpr const char* kThisBuild = "2, 21-28 and 33 (KL_FP8_GEMM_SWEEP=9)";
 #else
-#error "KL_FP8_GEMM_SWEEP must be 1 to 8"
+#error "KL_FP8_GEMM_SWEEP must be 1 to 9"
 #endif
 
 // One problem as the caller sees it (before any swap).
@@ -668,10 +691,6 @@ using PingPong = Fp8GemmConfig<TileShape, ClusterShape, Schedule, epi::TmaWarpSp
 // row per tile row, four k-steps of wgmma (k = 32 for fp8).
 
 #if !defined(KL_FP8_GEMM_SWEEP)
-// 2. 16 < M <= 128 where the weight has few rows and K is long: still weight-bound (16.8 MB of a
-//    4096x4096 weight = 3.9 us; 2 M N K = 2.1 GFLOP at M = 64 = 1.7 us at 1261 TFLOP/s): kernel 1's
-//    plan (sweep build 4) with a 64-wide N'.
-using Config2 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _1, _1>, StreamK, true>;
 // 3. M > 64 with too few big tiles to fill the GPU (M = 128..2048 on the smaller weights):
 //    128x128 tiles are 1.5x as many as 128x192, and stream-K evens out the last wave.
 using Config3 = Cooperative<Shape<_128, _128, _128>, Shape<_1, _1, _1>, StreamK, false>;
@@ -680,6 +699,14 @@ using Config3 = Cooperative<Shape<_128, _128, _128>, Shape<_1, _1, _1>, StreamK,
 //    and promotion temporary fit (see Accuracy). Cluster 2x1: two CTAs on neighbouring M tiles
 //    share the 24 KB B tile by multicast, 30% fewer bytes from L2 per stage.
 using Config4 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
+// 36. Large M, short K, few waves: 128x128 tiles with the two-temporaries mainloop (above).
+using Config36 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>>;
+// 41, 43, 44. Decode (M <= 128): swap-AB ping-pong tiles of 64 weight rows (one wgmma tall; each
+//    consumer warpgroup owns whole tiles, the two taking turns), no K split, promoted from two
+//    temporaries (see the top): 16, 64 or 128 tokens a tile.
+using Config41 = PingPong<Shape<_64, _64, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+using Config43 = PingPong<Shape<_64, _16, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+using Config44 = PingPong<Shape<_64, _128, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 #elif KL_FP8_GEMM_SWEEP == 1
 using Config5 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
 using Config6 = Fp8GemmConfig<Shape<_128, _256, _128>, Shape<_2, _1, _1>,
@@ -716,27 +743,23 @@ using Config35 = PingPong<Shape<_128, _96, _128>, false, Shape<_2, _1, _1>>;
 using Config37 = TwoTemps<Shape<_128, _128, _128>, Shape<_1, _2, _1>>;
 using Config38 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
 #elif KL_FP8_GEMM_SWEEP == 7
-// 40, 41, 42. The two-temporaries mainloop on the M <= 128 picks 23, 22 and 33 (see the top).
+// 40, 42. The two-temporaries mainloop on the M <= 128 picks 23 and 33 of build 9 (see the top).
 using Config40 = TwoTemps<Shape<_128, _64, _128>, Shape<_1, _2, _1>>;
-using Config41 = PingPong<Shape<_64, _64, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 using Config42 = PingPong<Shape<_64, _32, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 #elif KL_FP8_GEMM_SWEEP == 8
-// 43. 21 (M <= 16) with two temporaries. 44. M = 128 with one token tile: swap-AB 64x128
-//    ping-pong with two temporaries (3 x 64 accumulator registers a thread). 45. 3's 128x128
-//    stream-K tile (15 at M = 128, N >= 14336) with two temporaries.
-using Config43 = PingPong<Shape<_64, _16, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
-using Config44 = PingPong<Shape<_64, _128, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+// 45. 3's 128x128 stream-K tile (15 at M = 128, N >= 14336) with two temporaries.
 using Config45 = TwoTemps<Shape<_128, _128, _128>, Shape<_1, _1, _1>, StreamK>;
-#endif
-#if !defined(KL_FP8_GEMM_SWEEP)
-// 21, 22. Decode with 64 weight rows a tile and no K split (see the top). Ping-pong: each
-//    consumer warpgroup owns whole tiles (64 rows: one wgmma tall), the two taking turns.
+#elif KL_FP8_GEMM_SWEEP == 9
+// The decode picks before the two-temporaries mainloop (41, 43, 44 replaced them), with CUTLASS's.
+// 2. 16 < M <= 128 where the weight has few rows and K is long: still weight-bound (16.8 MB of a
+//    4096x4096 weight = 3.9 us; 2 M N K = 2.1 GFLOP at M = 64 = 1.7 us at 1261 TFLOP/s): kernel 1's
+//    plan (sweep build 4) with a 64-wide N'.
+using Config2 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _1, _1>, StreamK, true>;
+// 21, 22. Decode with 64 weight rows a tile and no K split (see the top).
 using Config21 = PingPong<Shape<_64, _16, _128>, true>;
 using Config22 = PingPong<Shape<_64, _64, _128>, true>;
 // 33. 22 with 32-token tiles: twice the CTAs at M = 64 where 22's leave SMs idle (N = 4096).
 using Config33 = PingPong<Shape<_64, _32, _128>, true>;
-// 36. Large M, short K, few waves: 128x128 tiles with the two-temporaries mainloop (above).
-using Config36 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>>;
 // 23. M = 128: 128 tokens x 64 weight rows a tile; the two CTAs of a cluster (neighbouring N
 //    tiles) share the activations' 16 KB tile by multicast.
 using Config23 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _2, _1>, gemm::PersistentScheduler, false>;
@@ -747,12 +770,8 @@ template <class F>
 auto with_config(int config, F&& f) {
   switch (config) {
 #if !defined(KL_FP8_GEMM_SWEEP)
-    case 2: return f(Config2{}, Knobs{});
     case 3: return f(Config3{}, Knobs{});
     case 4: return f(Config4{}, Knobs{});
-    case 21: return f(Config21{}, Knobs{});
-    case 22: return f(Config22{}, Knobs{});
-    case 23: return f(Config23{}, Knobs{});
     case 10: return f(Config4{}, promote(8));
     case 11: return f(Config4{}, swizzle(4));
     case 15: return f(Config3{}, promote(8));
@@ -760,15 +779,12 @@ auto with_config(int config, F&& f) {
     case 18: return f(Config4{}, promote(32));
     case 19: return f(Config3{}, promote(16));
     case 20: return f(Config3{}, promote(32));
-    case 24: return f(Config2{}, split_evenly());
-    case 25: return f(Config21{}, dependent_launch());
-    case 26: return f(Config22{}, dependent_launch());
-    case 27: return f(Config23{}, dependent_launch());
-    case 28: return f(Config2{}, dependent_launch());
     case 29: return f(Config3{}, dependent_launch(promote(8)));
     case 30: return f(Config4{}, dependent_launch(promote(8)));
-    case 33: return f(Config33{}, dependent_launch());
     case 36: return f(Config36{}, dependent_launch());
+    case 41: return f(Config41{}, dependent_launch());
+    case 43: return f(Config43{}, dependent_launch());
+    case 44: return f(Config44{}, dependent_launch());
 #elif KL_FP8_GEMM_SWEEP == 1
     case 5: return f(Config5{}, Knobs{});
     case 6: return f(Config6{}, Knobs{});
@@ -802,12 +818,20 @@ auto with_config(int config, F&& f) {
     case 39: return f(Config38{}, dependent_launch(promote(8)));
 #elif KL_FP8_GEMM_SWEEP == 7
     case 40: return f(Config40{}, dependent_launch());
-    case 41: return f(Config41{}, dependent_launch());
     case 42: return f(Config42{}, dependent_launch());
 #elif KL_FP8_GEMM_SWEEP == 8
-    case 43: return f(Config43{}, dependent_launch());
-    case 44: return f(Config44{}, dependent_launch());
     case 45: return f(Config45{}, dependent_launch());
+#elif KL_FP8_GEMM_SWEEP == 9
+    case 2: return f(Config2{}, Knobs{});
+    case 21: return f(Config21{}, Knobs{});
+    case 22: return f(Config22{}, Knobs{});
+    case 23: return f(Config23{}, Knobs{});
+    case 24: return f(Config2{}, split_evenly());
+    case 25: return f(Config21{}, dependent_launch());
+    case 26: return f(Config22{}, dependent_launch());
+    case 27: return f(Config23{}, dependent_launch());
+    case 28: return f(Config2{}, dependent_launch());
+    case 33: return f(Config33{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) +
@@ -839,29 +863,26 @@ extern "C" const char* fp8_gemm_cutlass_config_name(int config) {
 
 namespace {
 
-// The kernel for the shape, as launched without dependent launch (2-24); the pick launches it
-// with (25-30: see the top). 33 and 36 have dependent launch already.
+// The configuration for the shape; 15 and 10 stand for 29 and 30, the same kernels launched with
+// dependent launch (see the top). 36, 41, 43 and 44 have dependent launch already.
 int pick_kernel(int64_t m, int64_t n, int64_t k) {
-  // M tokens <= 64: the weight's bytes decide the time (see the top). 64 weight rows a tile, no K
-  // split. H200, same run as torch._scaled_mm (benchmarks/h200_session15/call2/
-  // cutlass_check.txt): 21 at M = 1 and 16 0.91x it (geometric mean over the six Llama weights)
-  // where stream-K's kernel 1 ran 0.78x; 22 at M = 64 0.86x where kernel 2 ran 0.77x.
-  if (m <= 16) return 21;
+  // M <= 128: the weight's bytes decide the time (see the top): swap-AB tiles of 64 weight rows,
+  // no K split, promoted from two temporaries. H200, same run as torch._scaled_mm (geometric
+  // means over the six Llama weights; benchmarks/h200_session20, calls 1 and 2): 43 1.05x at
+  // M = 1 and 16, where 21 (the pick before) ran 0.98-0.99x; 41 1.04x at M = 64, where 22 and 33
+  // ran 0.94x.
+  if (m <= 16) return 43;
+  if (m <= 64) return 41;
   const int64_t sms = sm_count(current_device());
-  // 32 < M <= 64 with few weight rows (N = 4096: 64 tiles of 22 for 132 SMs): 32-token tiles, twice
-  // the CTAs while they still make one wave (33, launched with dependent launch: 0.87x and 0.82x
-  // against 22's 0.81x and 0.73x at 64 x 4096 x 4096 and x 14336; h200_session19, call 1).
-  if (m > 32 && m <= 64 && kl_cdiv<int64_t>(n, 64) * kl_cdiv<int64_t>(m, 32) <= sms) return 33;
-  if (m <= 64) return 22;
   if (m <= 128) {
-    // 128x64 tiles that make one wave (N = 8192 on 132 SMs: 128 tiles): 23, 713 and 844 TFLOP/s
-    // at 8192 x 8192 and 8192 x 28672 where 15 ran 588 and 805. Fewer (N = 4096): no tile shape
-    // fills the SMs without splitting K, and stream-K's fixed costs (the memset, the fix-up of
-    // partial tiles) pay off only over a long K: 22 at K = 4096 (391 against 215), kernel 2 at
-    // K = 14336 (583 against 460). More (N >= 14336): the big-tile rule below (15 ran fastest).
-    const int64_t narrow = kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 64);
-    if (narrow <= sms && 10 * narrow >= 8 * sms) return 23;
-    if (10 * narrow < 8 * sms) return k <= 4096 ? 22 : 2;
+    // 41's 64-token tiles where they make one wave (N = 4096: 128 tiles; 1.05x and 1.01x at
+    // K = 4096 and 14336, where 22 and 2 ran 0.89x and 0.85x). Otherwise one 128-token tile a
+    // CTA while those make at most two waves (44, N = 8192 and 14336: 0.93-1.00x, where 23 and
+    // 15 ran 0.88-0.98x); past that (N = 28672: 448 tiles) the big-tile rule below, whose 15 ran
+    // 0.92x where 44 ran 0.83x.
+    const int64_t weight_tiles = kl_cdiv<int64_t>(n, 64);
+    if (weight_tiles * kl_cdiv<int64_t>(m, 64) <= sms) return 41;
+    if (weight_tiles <= 2 * sms) return 44;
   }
   // Larger M: 128x192 tiles when they fill the GPU in whole waves, 128x128 + stream-K otherwise.
   // A persistent grid runs ceil(tiles / SMs) waves; the last one is `fill` full. 4096 x 4096 on
@@ -889,10 +910,6 @@ int pick_kernel(int64_t m, int64_t n, int64_t k) {
 
 extern "C" int fp8_gemm_cutlass_pick(int64_t m, int64_t n, int64_t k) {
   switch (const int kernel = pick_kernel(m, n, k)) {
-    case 21: return 25;
-    case 22: return 26;
-    case 23: return 27;
-    case 2: return 28;
     case 15: return 29;
     case 10: return 30;
     default: return kernel;
