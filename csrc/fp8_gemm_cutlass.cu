@@ -35,8 +35,8 @@
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these six. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29
 // and 30: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
-// 9's), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 9 (one library each, compiled side
-// by side):
+// 9's), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 10 (one library each, compiled
+// side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
@@ -80,6 +80,8 @@
 //   43 swap-AB 64x16x128    ping-pong    as 21 with two temporaries, dependent launch (a pick)
 //   44 swap-AB 64x128x128   ping-pong    two temporaries, dependent launch (a pick)
 //   45         128x128x128  cooperative  stream-K, as 3 with two temporaries, dep. launch      [8]
+//   46, 47     44 and 41 in a 2x1 cluster (the token tile multicast), dependent launch      [10]
+//   48         44 in a 4x1 cluster, dependent launch                                        [10]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -145,6 +147,10 @@
 //     1.00x at N = 8192 and 14336 with K = 8192 and 4096 (23 0.93x, 15 0.98x), 0.93x at 8192 x
 //     28672 (23 0.88x), 0.83x at N = 28672, where 15 stays the pick (0.92x). 40, 42 and 45 were
 //     behind these everywhere.
+//   - L2 at M = 128: 44's CTA loads 8 KB of weight (from HBM) and 16 KB of tokens (from L2) per
+//     k-tile, so while the weight streams at 4.27 TB/s, L2 must deliver three times that (~13
+//     TB/s); 41 at M = 64, 8 + 8 KB, twice. A 2x1 cluster of neighbouring weight-row tiles
+//     multicasts the token tile (46, 47): one L2 read for two CTAs; 4x1 (48) for four.
 // Out of reach of this file, from the same registers: 128x256 or 256x128 tiles with promotion
 // (64x256 per warpgroup is 128 accumulators plus 128 temporaries, past 232 registers), and the
 // ping-pong schedule, whose warpgroup tile (128x128 at least to pay for itself) doubles that.
@@ -243,7 +249,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 46;  // 0 (auto) and the forty-five configurations
+constexpr int kNumConfigs = 49;  // 0 (auto) and the forty-eight configurations
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -291,6 +297,9 @@ const char* const kConfigNames[kNumConfigs] = {
     "43 swapAB 64x16x128 pingpong two temporaries dependent launch",
     "44 swapAB 64x128x128 pingpong two temporaries dependent launch",
     "45 128x128x128 coop streamK two temporaries dependent launch",
+    "46 swapAB 64x128x128 pingpong c2x1 two temporaries dependent launch",
+    "47 swapAB 64x64x128 pingpong c2x1 two temporaries dependent launch",
+    "48 swapAB 64x128x128 pingpong c4x1 two temporaries dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
 #if !defined(KL_FP8_GEMM_SWEEP)
@@ -313,8 +322,10 @@ constexpr const char* kThisBuild = "40 and 42 (KL_FP8_GEMM_SWEEP=7)";
 constexpr const char* kThisBuild = "45 (KL_FP8_GEMM_SWEEP=8)";
 #elif KL_FP8_GEMM_SWEEP == 9
 constexpr const char* kThisBuild = "2, 21-28 and 33 (KL_FP8_GEMM_SWEEP=9)";
+#elif KL_FP8_GEMM_SWEEP == 10
+constexpr const char* kThisBuild = "46-48 (KL_FP8_GEMM_SWEEP=10)";
 #else
-#error "KL_FP8_GEMM_SWEEP must be 1 to 9"
+#error "KL_FP8_GEMM_SWEEP must be 1 to 10"
 #endif
 
 // One problem as the caller sees it (before any swap).
@@ -763,6 +774,12 @@ using Config33 = PingPong<Shape<_64, _32, _128>, true>;
 // 23. M = 128: 128 tokens x 64 weight rows a tile; the two CTAs of a cluster (neighbouring N
 //    tiles) share the activations' 16 KB tile by multicast.
 using Config23 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _2, _1>, gemm::PersistentScheduler, false>;
+#elif KL_FP8_GEMM_SWEEP == 10
+// 46, 47. 44 and 41 with two CTAs (neighbouring weight rows) a cluster, and 48 44 with four: the
+//    token tile multicast to all of them (see the top).
+using Config46 = PingPong<Shape<_64, _128, _128>, true, Shape<_2, _1, _1>, PingpongTwoTemps>;
+using Config47 = PingPong<Shape<_64, _64, _128>, true, Shape<_2, _1, _1>, PingpongTwoTemps>;
+using Config48 = PingPong<Shape<_64, _128, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -832,6 +849,10 @@ auto with_config(int config, F&& f) {
     case 27: return f(Config23{}, dependent_launch());
     case 28: return f(Config2{}, dependent_launch());
     case 33: return f(Config33{}, dependent_launch());
+#elif KL_FP8_GEMM_SWEEP == 10
+    case 46: return f(Config46{}, dependent_launch());
+    case 47: return f(Config47{}, dependent_launch());
+    case 48: return f(Config48{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) +
