@@ -20,19 +20,19 @@
 //     accumulation leaves (see Accuracy).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 29, 30, 36, 41, 43 and 44 by the shape: 15 and 10 (= kernels 3 and 4 promoted every 256 of
-// K, see below), 36, 41, 43 and 44, each launched with programmatic dependent launch; 36, 41, 43
-// and 44 promote from two temporaries, see TwoTempsMainloop):
+// from 29, 30, 36, 41, 43, 44 and 48 by the shape: 15 and 10 (= kernels 3 and 4 promoted every
+// 256 of K, see below), 36, 41, 43, 44 and 48, each launched with programmatic dependent launch;
+// 36 and 41-48 promote from two temporaries, see TwoTempsMainloop):
 //   43 swap-AB 64x16x128    ping-pong    persistent               M <= 16
 //   41 swap-AB 64x64x128    ping-pong    persistent               M <= 64; M <= 128 where its
 //                                                                 tiles make one wave
-//   44 swap-AB 64x128x128   ping-pong    persistent               M <= 128, up to two waves of
-//                                                                 its tiles
+//   44 swap-AB 64x128x128   ping-pong    persistent               M <= 128, one wave of its tiles
+//   48 swap-AB 64x128x128   ping-pong    cluster 4x1, persistent  M <= 128, more tiles
 //   3          128x128x128  cooperative  stream-K                 M > 64 when big tiles are few (as 15)
 //   4          128x192x128  cooperative  cluster 2x1, persistent  large M x N (as 10)
 //   36         128x128x128  cooperative  cluster 2x1, persistent  as 10 where K <= 4096 and 4's
 //                                        tiles make under 8 waves
-// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these six. The sweep in
+// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these seven. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29
 // and 30: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
 // 9's), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 10 (one library each, compiled
@@ -81,7 +81,7 @@
 //   44 swap-AB 64x128x128   ping-pong    two temporaries, dependent launch (a pick)
 //   45         128x128x128  cooperative  stream-K, as 3 with two temporaries, dep. launch      [8]
 //   46, 47     44 and 41 in a 2x1 cluster (the token tile multicast), dependent launch      [10]
-//   48         44 in a 4x1 cluster, dependent launch                                        [10]
+//   48         44 in a 4x1 cluster, dependent launch (a pick)
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -145,12 +145,15 @@
 //     where 21 ran 0.98-0.99x; 41 1.04x at M = 64 (0.96-1.09x), where the picks 22 and 33 ran
 //     0.94x. M = 128: 41 1.05x and 1.01x at N = 4096, where 22 and 2 ran 0.89x and 0.85x; 44
 //     1.00x at N = 8192 and 14336 with K = 8192 and 4096 (23 0.93x, 15 0.98x), 0.93x at 8192 x
-//     28672 (23 0.88x), 0.83x at N = 28672, where 15 stays the pick (0.92x). 40, 42 and 45 were
-//     behind these everywhere.
+//     28672 (23 0.88x), 0.83x at N = 28672 (15 0.92x; see 48 below). 40, 42 and 45 were behind
+//     these everywhere.
 //   - L2 at M = 128: 44's CTA loads 8 KB of weight (from HBM) and 16 KB of tokens (from L2) per
 //     k-tile, so while the weight streams at 4.27 TB/s, L2 must deliver three times that (~13
 //     TB/s); 41 at M = 64, 8 + 8 KB, twice. A 2x1 cluster of neighbouring weight-row tiles
 //     multicasts the token tile (46, 47): one L2 read for two CTAs; 4x1 (48) for four.
+//     Measured (h200_session20, call 4): at M = 128, 48 1.02x and 0.97x at N = 14336 and 28672,
+//     where 44 ran 0.99x and 15 0.94x; 0.61-0.67x at N = 8192, whose 128 tiles are one per CTA
+//     (44 0.93-0.97x there). 46 and 47 were level or slower than 44 and 41 at M = 64 and 128.
 // Out of reach of this file, from the same registers: 128x256 or 256x128 tiles with promotion
 // (64x256 per warpgroup is 128 accumulators plus 128 temporaries, past 232 registers), and the
 // ping-pong schedule, whose warpgroup tile (128x128 at least to pay for itself) doubles that.
@@ -303,7 +306,7 @@ const char* const kConfigNames[kNumConfigs] = {
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
 #if !defined(KL_FP8_GEMM_SWEEP)
-constexpr const char* kThisBuild = "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44";
+constexpr const char* kThisBuild = "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48";
 #elif KL_FP8_GEMM_SWEEP == 1
 constexpr const char* kThisBuild = "5-6 (KL_FP8_GEMM_SWEEP=1)";
 #elif KL_FP8_GEMM_SWEEP == 2
@@ -323,7 +326,7 @@ constexpr const char* kThisBuild = "45 (KL_FP8_GEMM_SWEEP=8)";
 #elif KL_FP8_GEMM_SWEEP == 9
 constexpr const char* kThisBuild = "2, 21-28 and 33 (KL_FP8_GEMM_SWEEP=9)";
 #elif KL_FP8_GEMM_SWEEP == 10
-constexpr const char* kThisBuild = "46-48 (KL_FP8_GEMM_SWEEP=10)";
+constexpr const char* kThisBuild = "46 and 47 (KL_FP8_GEMM_SWEEP=10)";
 #else
 #error "KL_FP8_GEMM_SWEEP must be 1 to 10"
 #endif
@@ -718,6 +721,9 @@ using Config36 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>>;
 using Config41 = PingPong<Shape<_64, _64, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 using Config43 = PingPong<Shape<_64, _16, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 using Config44 = PingPong<Shape<_64, _128, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+// 48. 44 in a 4x1 cluster: four CTAs of neighbouring weight rows share (multicast) the token tile,
+//    for M = 128 where the weight's tiles are more than the SMs (see the top).
+using Config48 = PingPong<Shape<_64, _128, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
 #elif KL_FP8_GEMM_SWEEP == 1
 using Config5 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
 using Config6 = Fp8GemmConfig<Shape<_128, _256, _128>, Shape<_2, _1, _1>,
@@ -775,11 +781,10 @@ using Config33 = PingPong<Shape<_64, _32, _128>, true>;
 //    tiles) share the activations' 16 KB tile by multicast.
 using Config23 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _2, _1>, gemm::PersistentScheduler, false>;
 #elif KL_FP8_GEMM_SWEEP == 10
-// 46, 47. 44 and 41 with two CTAs (neighbouring weight rows) a cluster, and 48 44 with four: the
-//    token tile multicast to all of them (see the top).
+// 46, 47. 44 and 41 with two CTAs (neighbouring weight rows) a cluster, the token tile multicast
+//    to both (see the top).
 using Config46 = PingPong<Shape<_64, _128, _128>, true, Shape<_2, _1, _1>, PingpongTwoTemps>;
 using Config47 = PingPong<Shape<_64, _64, _128>, true, Shape<_2, _1, _1>, PingpongTwoTemps>;
-using Config48 = PingPong<Shape<_64, _128, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -802,6 +807,7 @@ auto with_config(int config, F&& f) {
     case 41: return f(Config41{}, dependent_launch());
     case 43: return f(Config43{}, dependent_launch());
     case 44: return f(Config44{}, dependent_launch());
+    case 48: return f(Config48{}, dependent_launch());
 #elif KL_FP8_GEMM_SWEEP == 1
     case 5: return f(Config5{}, Knobs{});
     case 6: return f(Config6{}, Knobs{});
@@ -852,7 +858,6 @@ auto with_config(int config, F&& f) {
 #elif KL_FP8_GEMM_SWEEP == 10
     case 46: return f(Config46{}, dependent_launch());
     case 47: return f(Config47{}, dependent_launch());
-    case 48: return f(Config48{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) +
@@ -885,7 +890,7 @@ extern "C" const char* fp8_gemm_cutlass_config_name(int config) {
 namespace {
 
 // The configuration for the shape; 15 and 10 stand for 29 and 30, the same kernels launched with
-// dependent launch (see the top). 36, 41, 43 and 44 have dependent launch already.
+// dependent launch (see the top). 36, 41, 43, 44 and 48 have dependent launch already.
 int pick_kernel(int64_t m, int64_t n, int64_t k) {
   // M <= 128: the weight's bytes decide the time (see the top): swap-AB tiles of 64 weight rows,
   // no K split, promoted from two temporaries. H200, same run as torch._scaled_mm (geometric
@@ -898,12 +903,12 @@ int pick_kernel(int64_t m, int64_t n, int64_t k) {
   if (m <= 128) {
     // 41's 64-token tiles where they make one wave (N = 4096: 128 tiles; 1.05x and 1.01x at
     // K = 4096 and 14336, where 22 and 2 ran 0.89x and 0.85x). Otherwise one 128-token tile a
-    // CTA while those make at most two waves (44, N = 8192 and 14336: 0.93-1.00x, where 23 and
-    // 15 ran 0.88-0.98x); past that (N = 28672: 448 tiles) the big-tile rule below, whose 15 ran
-    // 0.92x where 44 ran 0.83x.
+    // CTA: 44 where those make one wave (N = 8192: 0.93-1.00x, where 23 ran 0.88-0.93x), and
+    // past that 48, whose 4x1 cluster reads each token tile from L2 once for four CTAs (N = 14336
+    // and 28672: 1.02x and 0.97x, where 44 ran 0.99x and 15, the pick before, 0.94x).
     const int64_t weight_tiles = kl_cdiv<int64_t>(n, 64);
     if (weight_tiles * kl_cdiv<int64_t>(m, 64) <= sms) return 41;
-    if (weight_tiles <= 2 * sms) return 44;
+    return weight_tiles <= sms ? 44 : 48;
   }
   // Larger M: 128x192 tiles when they fill the GPU in whole waves, 128x128 + stream-K otherwise.
   // A persistent grid runs ceil(tiles / SMs) waves; the last one is `fill` full. 4096 x 4096 on
