@@ -6,11 +6,11 @@ against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/7
 Eleven libraries are built side by side, each by its own process (nvcc compiles one file on one
 core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 3, 4, 36, 41,
 43, 44 and 48 and their run-time variants, among them the seven the dispatch picks from: 15 and
-10 as 29 and 30, launched with programmatic dependent launch, and 36, 41, 43, 44 and 48) and the same file
-with KL_FP8_GEMM_SWEEP = 1 to 10: kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the decode
-candidates 31-32 with the large-M ping-pong candidates 34-35, 37-39 (36 with the cluster across
-N, and 36's tile with CUTLASS's mainloop), 40 and 42 (the earlier picks 23 and 33 with the
-two-temporaries mainloop), 45 (3's stream-K tile with it), the earlier decode picks 2, 21-23
+10 as 29 and 30, launched with programmatic dependent launch, and 36, 41, 43, 44 and 48) and
+the same file with KL_FP8_GEMM_SWEEP = 1 to 10: kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the
+decode candidates 31-32 with the large-M ping-pong candidates 34-35, 37-39 (36 with the cluster
+across N, and 36's tile with CUTLASS's mainloop), 40 and 42 (the earlier picks 23 and 33 with
+the two-temporaries mainloop), 45 (3's stream-K tile with it), the earlier decode picks 2, 21-23
 and 33 with their variants 24-28, and 46-47 (44 and 41 with the token tile multicast across a
 2x1 cluster). The file's header says what each configuration tests and why.
 Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s;
@@ -59,9 +59,9 @@ TARGET_S = 0.1  # seconds per timing: ~520 timings, about two and a half minutes
 def sweep_configs(m):
     """The forced configurations worth timing at M: the decode picks and their predecessors
     (build 9) and neighbours where the weight's bytes decide (M <= 128: swap-AB, stream-K and
-    split-K variants, the cluster candidates 31-32 and 46-47, the two-temporaries candidates 40, 42, 45);
-    the promotion, stream-K, swizzle and ping-pong variants of the big tiles where the FLOPs do,
-    beside the picks 29, 30 and 36 and sweep build 6's 37-39."""
+    split-K variants, the cluster candidates 31-32 and 46-47, the two-temporaries candidates 40,
+    42 and 45); the promotion, stream-K, swizzle and ping-pong variants of the big tiles where
+    the FLOPs do, beside the picks 29, 30 and 36 and sweep build 6's 37-39."""
     if m <= 64:
         return [1, 7, 12, 13, 14, 2, 3, 21, 22, 24, 25, 26, 28, 31, 32, 33, 42, 47, 41, 43]
     if m <= 128:

@@ -304,32 +304,21 @@ const char* const kConfigNames[kNumConfigs] = {
     "47 swapAB 64x64x128 pingpong c2x1 two temporaries dependent launch",
     "48 swapAB 64x128x128 pingpong c4x1 two temporaries dependent launch",
 };
-// Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same).
-#if !defined(KL_FP8_GEMM_SWEEP)
-constexpr const char* kThisBuild = "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48";
-#elif KL_FP8_GEMM_SWEEP == 1
-constexpr const char* kThisBuild = "5-6 (KL_FP8_GEMM_SWEEP=1)";
-#elif KL_FP8_GEMM_SWEEP == 2
-constexpr const char* kThisBuild = "7-8 and 16 (KL_FP8_GEMM_SWEEP=2)";
-#elif KL_FP8_GEMM_SWEEP == 3
-constexpr const char* kThisBuild = "9 (KL_FP8_GEMM_SWEEP=3)";
-#elif KL_FP8_GEMM_SWEEP == 4
-constexpr const char* kThisBuild = "1 and 12-14 (KL_FP8_GEMM_SWEEP=4)";
-#elif KL_FP8_GEMM_SWEEP == 5
-constexpr const char* kThisBuild = "31, 32, 34, 35 (KL_FP8_GEMM_SWEEP=5)";
-#elif KL_FP8_GEMM_SWEEP == 6
-constexpr const char* kThisBuild = "37-39 (KL_FP8_GEMM_SWEEP=6)";
-#elif KL_FP8_GEMM_SWEEP == 7
-constexpr const char* kThisBuild = "40 and 42 (KL_FP8_GEMM_SWEEP=7)";
-#elif KL_FP8_GEMM_SWEEP == 8
-constexpr const char* kThisBuild = "45 (KL_FP8_GEMM_SWEEP=8)";
-#elif KL_FP8_GEMM_SWEEP == 9
-constexpr const char* kThisBuild = "2, 21-28 and 33 (KL_FP8_GEMM_SWEEP=9)";
-#elif KL_FP8_GEMM_SWEEP == 10
-constexpr const char* kThisBuild = "46 and 47 (KL_FP8_GEMM_SWEEP=10)";
+// Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
+// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 10.
+#if defined(KL_FP8_GEMM_SWEEP)
+constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 #else
-#error "KL_FP8_GEMM_SWEEP must be 1 to 10"
+constexpr int kBuild = 0;
 #endif
+constexpr const char* const kBuildConfigs[] = {
+    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48",
+    "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
+    "2, 21-28 and 33", "46 and 47",
+};
+static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
+              "KL_FP8_GEMM_SWEEP must be 1 to 10");
+constexpr const char* kThisBuild = kBuildConfigs[kBuild];
 
 // One problem as the caller sees it (before any swap).
 struct Problem {
@@ -408,15 +397,15 @@ struct HasPromotion : std::false_type {};
 template <class Args>
 struct HasPromotion<Args, std::void_t<decltype(std::declval<Args&>().mma_promotion_interval)>> : std::true_type {};
 
-// Promotion without draining the tensor cores (configurations 36 and 37). CUTLASS's
+// Promotion without draining the tensor cores (configurations 36, 37, 40-48). CUTLASS's
 // fp8 mainloop adds its temporary into the fp32 accumulators only after every wgmma in flight
 // has finished (warpgroup_wait<0>), so each promotion idles the tensor cores for the wgmma
 // latency and the FADDs. With two temporaries that cost goes: k-tile t's wgmmas accumulate into
 // one while the FADDs add k-tile t-1's from the other, so the tensor cores always have the next
 // k-tile queued. Every k-tile (128 of K, 4 k-steps) is promoted: CUTLASS's default interval, half
-// the shipped kernels' 256. The price is registers: accumulators plus two temporaries is 3 x 64
-// per thread for a warpgroup's 64x128 share of a 128x128 tile (192 of the 232 a consumer thread
-// gets), which rules out the 128x192 tiles of kernel 4. torch._scaled_mm's kernel at M = 4096
+// kernels 3 and 4's 256. The price is registers: accumulators plus two temporaries is 3 x 64
+// per thread for a warpgroup's 64x128 share of a 128x128 tile, or a ping-pong warpgroup's 64x128
+// tile (192 of the 232 a consumer thread gets), which rules out the 128x192 tiles of kernel 4. torch._scaled_mm's kernel at M = 4096
 // is named for 128x128 tiles, cooperative, six stages, a 2x1 cluster (benchmarks/h200_session19,
 // call 1).
 //
@@ -559,7 +548,8 @@ struct Fp8GemmConfig {
   static constexpr bool kTwoTemps = std::is_same_v<KernelSchedule, CooperativeTwoTemps> ||
                                     std::is_same_v<KernelSchedule, PingpongTwoTemps>;
   using BuiltSchedule = std::conditional_t<
-      std::is_same_v<KernelSchedule, CooperativeTwoTemps>, cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
+      std::is_same_v<KernelSchedule, CooperativeTwoTemps>,
+      cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
       std::conditional_t<std::is_same_v<KernelSchedule, PingpongTwoTemps>,
                          cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum, KernelSchedule>>;
   using BuiltMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
@@ -860,9 +850,9 @@ auto with_config(int config, F&& f) {
     case 47: return f(Config47{}, dependent_launch());
 #endif
   }
-  throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) +
-                              " is not in this build (it holds " + kThisBuild +
-                              "; benchmarks/fp8_gemm_cutlass_check.py builds the others)");
+  throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
+                              std::to_string(kBuild) + " (0: as shipped), which holds " + kThisBuild +
+                              "; benchmarks/fp8_gemm_cutlass_check.py builds the others");
 }
 
 #endif  // CUTLASS_ARCH_MMA_SM90_SUPPORTED
