@@ -128,6 +128,55 @@ def test_fp8_gemm_cutlass_neither_spills_nor_serializes_wgmma(nvcc):
     assert not serialized, "ptxas serialized wgmma:\n" + "\n".join(ln[:300] for ln in serialized)
 
 
+def _cutlass_builds_in_source() -> tuple[dict[int, set[int]], dict[int, set[int]], int, int]:
+    """From csrc/fp8_gemm_cutlass.cu: the configurations with_config() dispatches in each build
+    (0: as shipped, n: KL_FP8_GEMM_SWEEP = n), the ones kBuildConfigs says each build holds, and
+    kNumConfigs with the number of names kConfigNames gives."""
+    text = FP8_CUTLASS.read_text()
+    body = text[text.index("auto with_config(int config, F&& f) {"):]
+    body = body[:body.index("  throw std::invalid_argument")]
+    cases: dict[int, set[int]] = {}
+    build = None
+    for line in body.splitlines():
+        if line.startswith("#if !defined(KL_FP8_GEMM_SWEEP)"):
+            build = 0
+        elif m := re.match(r"#elif KL_FP8_GEMM_SWEEP == (\d+)", line):
+            build = int(m.group(1))
+        elif m := re.match(r"\s+case (\d+):", line):
+            cases.setdefault(build, set()).add(int(m.group(1)))
+    table = text[text.index("kBuildConfigs[] = {"):]
+    table = table[table.index("{") + 1:table.index("};")]
+    said: dict[int, set[int]] = {}
+    for build, entry in enumerate(re.findall(r'"([^"]*)"', table)):
+        for part in re.split(r",\s*|\s+and\s+", entry):
+            first, _, last = part.partition("-")
+            said[build] = said.get(build, set()) | set(range(int(first), int(last or first) + 1))
+    count = int(re.search(r"constexpr int kNumConfigs = (\d+);", text).group(1))
+    names = text[text.index("kConfigNames[kNumConfigs] = {"):]
+    names = len(re.findall(r'^\s+"', names[:names.index("};")], flags=re.M))
+    return cases, said, count, names
+
+
+def test_fp8_gemm_cutlass_builds_agree_with_the_sweep_script():
+    # The configurations a build dispatches, the list its error message names, the sweep script's
+    # BUILDS (which library to load for a configuration) and the names table must agree: a
+    # configuration moved between builds in one place and not the others is timed from the wrong
+    # library, or reported missing from the one that holds it.
+    import importlib.util
+    script = kc.CSRC.parent / "benchmarks" / "fp8_gemm_cutlass_check.py"
+    spec = importlib.util.spec_from_file_location("fp8_gemm_cutlass_check", script)
+    check_script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check_script)
+    cases, said, count, names = _cutlass_builds_in_source()
+    assert cases == said, (cases, said)
+    assert {b: set(c) for b, c in check_script.BUILDS.items()} == cases, (check_script.BUILDS, cases)
+    assert set(check_script.SHIPPED_PICKS) <= cases[0]
+    held = [c for configs in cases.values() for c in configs]
+    assert len(held) == len(set(held)), "a configuration in two builds"
+    assert max(held) == count - 1 and 0 not in held  # config 0 is "auto"
+    assert names == count, "kConfigNames must name every configuration (a missing name is a null pointer)"
+
+
 def test_compile_error_is_reported(nvcc, tmp_path):
     bad = tmp_path / "bad.cu"
     bad.write_text("__global__ void k(float* x) { x[0] = undeclared_name; }\n")
