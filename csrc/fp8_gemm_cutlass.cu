@@ -35,7 +35,7 @@
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these seven. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29
 // and 30: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
-// 9's), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 10 (one library each, compiled
+// 9's), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 11 (one library each, compiled
 // side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
@@ -82,6 +82,9 @@
 //   45         128x128x128  cooperative  stream-K, as 3 with two temporaries, dep. launch      [8]
 //   46, 47     44 and 41 in a 2x1 cluster (the token tile multicast), dependent launch      [10]
 //   48         44 in a 4x1 cluster, dependent launch (a pick)
+//   49         128x144x128  cooperative  cluster 2x1, persistent, two temporaries, dep. launch [11]
+//   50         128x144x128  cooperative  cluster 2x1, persistent, promoted every 256 of K,
+//                                        dependent launch                                    [11]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -194,6 +197,12 @@
 #if !defined(KL_FP8_GEMM_SWEEP) || KL_FP8_GEMM_SWEEP >= 5
 #define CUTLASS_ENABLE_GDC_FOR_SM90
 #endif
+// CuTe picks a tile's wgmma shape from the widest that divides its N; the shapes between 128 and
+// 256 that are not multiples of 64 (136, 144, ...) are left out unless this is defined, and a
+// 144-wide tile then gets 64x16 instructions (nine per k-step). Sweep build 11's tiles need it.
+#if defined(KL_FP8_GEMM_SWEEP) && KL_FP8_GEMM_SWEEP == 11
+#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
+#endif
 
 #include <algorithm>
 #include <stdexcept>
@@ -252,7 +261,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 49;  // 0 (auto) and the forty-eight configurations
+constexpr int kNumConfigs = 51;  // 0 (auto) and the fifty configurations
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -303,9 +312,11 @@ const char* const kConfigNames[kNumConfigs] = {
     "46 swapAB 64x128x128 pingpong c2x1 two temporaries dependent launch",
     "47 swapAB 64x64x128 pingpong c2x1 two temporaries dependent launch",
     "48 swapAB 64x128x128 pingpong c4x1 two temporaries dependent launch",
+    "49 128x144x128 coop c2x1 two temporaries dependent launch",
+    "50 128x144x128 coop c2x1 promote256 dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
-// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 10.
+// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 11.
 #if defined(KL_FP8_GEMM_SWEEP)
 constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 #else
@@ -314,10 +325,10 @@ constexpr int kBuild = 0;
 constexpr const char* const kBuildConfigs[] = {
     "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
-    "2, 21-28 and 33", "46 and 47",
+    "2, 21-28 and 33", "46 and 47", "49 and 50",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
-              "KL_FP8_GEMM_SWEEP must be 1 to 10");
+              "KL_FP8_GEMM_SWEEP must be 1 to 11");
 constexpr const char* kThisBuild = kBuildConfigs[kBuild];
 
 // One problem as the caller sees it (before any swap).
@@ -775,6 +786,13 @@ using Config23 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _2, _1>, gemm::Pe
 //    to both (see the top).
 using Config46 = PingPong<Shape<_64, _128, _128>, true, Shape<_2, _1, _1>, PingpongTwoTemps>;
 using Config47 = PingPong<Shape<_64, _64, _128>, true, Shape<_2, _1, _1>, PingpongTwoTemps>;
+#elif KL_FP8_GEMM_SWEEP == 11
+// 49, 50. Large M with 128x144 tiles (128 tokens x 144 weight rows: cuBLASLt's at M = 8192,
+//    benchmarks/h200_session19, call 1), 12.5% more FLOPs per tile than 128x128: with two
+//    temporaries (3 x 72 accumulator registers a thread), and with CUTLASS's mainloop promoting
+//    every 256 of K as 10 does.
+using Config49 = TwoTemps<Shape<_128, _144, _128>, Shape<_2, _1, _1>>;
+using Config50 = Cooperative<Shape<_128, _144, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -848,6 +866,9 @@ auto with_config(int config, F&& f) {
 #elif KL_FP8_GEMM_SWEEP == 10
     case 46: return f(Config46{}, dependent_launch());
     case 47: return f(Config47{}, dependent_launch());
+#elif KL_FP8_GEMM_SWEEP == 11
+    case 49: return f(Config49{}, dependent_launch());
+    case 50: return f(Config50{}, dependent_launch(promote(8)));
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
