@@ -12,7 +12,8 @@ decode candidates 31-32 with the large-M ping-pong candidates 34-35, 37-39 (36 w
 across N, and 36's tile with CUTLASS's mainloop), 40 and 42 (the earlier picks 23 and 33 with
 the two-temporaries mainloop), 45 (3's stream-K tile with it), the earlier decode picks 2, 21-23
 and 33 with their variants 24-28, 46-47 (44 and 41 with the token tile multicast across a
-2x1 cluster) and 49-50 (128x144 tiles at large M). The file's header says what each configuration tests and why.
+2x1 cluster) and 49-50 (128x144 tiles at large M). The file's header says what each
+configuration tests and why.
 Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s;
 "w%" = the weight's bytes (N x K) per second as a share of this run's device-to-device copy
 bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the same kind of scales.
