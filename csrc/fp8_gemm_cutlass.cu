@@ -126,7 +126,8 @@
 //     Measured (h200_session19, call 1): 31 and 32 no faster than 22 and 21; 33 0.87x and 0.82x
 //     _scaled_mm at 64 x 4096 x 4096 and 64 x 4096 x 14336, where 26 (22) ran 0.81x and 0.73x, and
 //     slower than 26 wherever 22's tiles already fill the SMs (N >= 8192: 0.76-0.82x against
-//     0.89-1.00x). So 33 is the pick at 32 < M <= 64 where its tiles make at most one wave.
+//     0.89-1.00x). So 33 became the pick at 32 < M <= 64 where its tiles make one wave (until
+//     41, below).
 //   - Large M after 10: 0.89-0.98x _scaled_mm. The cooperative kernel's two warpgroups finish a
 //     tile together and then both run its epilogue (scale, round, store 48 KB of bf16) while the
 //     tensor cores wait; the producer has the next tile's stages loaded, but no wgmma is issued
