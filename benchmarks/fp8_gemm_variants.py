@@ -18,9 +18,8 @@ M = 1, 16, 64, 128, per tensor, and four of them with row-wise scales: the pick 
 math, solutions/fp8_gemm.py `_streaming_config`, or v4 where v5 measured slower), the v4 split-K
 kernel v5 replaces, and v5 configurations around the v5 plan. `--large` times the prefill goal
 (the Triton rung >= 0.9x torch._scaled_mm at M >= 4096) on six shapes: the persistent TMA kernel
-(v3) as picked, promoting every 256 of K instead of 128 (a 256-deep K step: the tensor cores
-carry 8 instructions' sums before the fp32 add, as the CUTLASS pick does), promotion every 2, 4 or
-8 K steps (the tensor cores carry the sum in between), more stages.
+(v3) as picked, and around it (large_candidates) promotion every 2048 or 4096 of K instead of
+1024, one stage more or fewer, other tile groupings.
 """
 from __future__ import annotations
 
@@ -65,14 +64,16 @@ def candidates(m: int):
 
 
 def large_candidates() -> list:
-    """Around the v3 pick (128 x 128 x 128, 8 warps, 4 stages): the fp32 promotion every 2-8 K
-    steps (the tensor cores carry the sum in between), more stages, 256-deep K steps."""
+    """Around the v3 pick (128 x 128 x 128, 8 warps, 5 stages, the fp32 promotion every 8 K steps):
+    promotion every 16 or 32 steps (2048 or 4096 of K: fewer drains of the tensor cores' pipe,
+    longer truncated sums in between), 4 or 6 stages, a coarser or finer grouping of the tiles
+    for L2 (group_m 4, 16). (The tenth session's list, around the 4-stage pick promoting every
+    step, chose the pick: benchmarks/h200_session10, calls 1-3.)"""
     from solutions.fp8_gemm import GemmConfig as C
-    return [C(3, 128, 128, 128, 8, 4, promote_every=2), C(3, 128, 128, 128, 8, 4, promote_every=4),
-            C(3, 128, 128, 128, 8, 5, promote_every=4), C(3, 128, 128, 128, 8, 6, promote_every=4),
-            C(3, 128, 128, 128, 8, 4, promote_every=8), C(3, 128, 128, 128, 8, 5, promote_every=8),
-            C(3, 128, 128, 256, 8, 3, promote_every=2), C(3, 128, 128, 256, 8, 3, promote_every=4),
-            C(3, 128, 128, 256, 8, 3, flatten=True)]
+    return [C(3, 128, 128, 128, 8, 5, promote_every=16), C(3, 128, 128, 128, 8, 4, promote_every=16),
+            C(3, 128, 128, 128, 8, 5, promote_every=32), C(3, 128, 128, 128, 8, 4, promote_every=8),
+            C(3, 128, 128, 128, 8, 6, promote_every=8), C(3, 128, 128, 128, 8, 5, group_m=16, promote_every=8),
+            C(3, 128, 128, 128, 8, 5, group_m=4, promote_every=8)]
 
 
 def small_candidates(m: int, n: int, k: int) -> list:
