@@ -6,7 +6,8 @@ against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/7
 Twelve libraries are built side by side, each by its own process (nvcc compiles one file on one
 core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 3, 4, 36, 41,
 43, 44 and 48 and their run-time variants, among them the seven the dispatch picks from: 15 and
-10 as 29 and 30, launched with programmatic dependent launch, and 36, 41, 43, 44 and 48) and
+10 as 29 and 30, launched with programmatic dependent launch, and 36, 41, 43, 44 and 48; 51-53
+are 30 promoting less often) and
 the same file with KL_FP8_GEMM_SWEEP = 1 to 11: kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the
 decode candidates 31-32 with the large-M ping-pong candidates 34-35, 37-39 (36 with the cluster
 across N, and 36's tile with CUTLASS's mainloop), 40 and 42 (the earlier picks 23 and 33 with
@@ -48,7 +49,7 @@ MS = [1, 16, 64, 128, 512, 4096, 8192]
 CHECK_MS = [1, 16, 37, 128, 4096]
 CHECK_N, CHECK_K = 4104, 4096 + 48  # N not a multiple of any tile; K ends in a partial k-block
 # The configurations each build holds: 0 = the file as shipped, n = built with KL_FP8_GEMM_SWEEP=n.
-BUILDS = {0: [3, 4, 10, 11, 15, 17, 18, 19, 20, 29, 30, 36, 41, 43, 44, 48], 1: [5, 6],
+BUILDS = {0: [3, 4, 10, 11, 15, 17, 18, 19, 20, 29, 30, 36, 41, 43, 44, 48, 51, 52, 53], 1: [5, 6],
           2: [7, 8, 16], 3: [9], 4: [1, 12, 13, 14], 5: [31, 32, 34, 35],
           6: [37, 38, 39], 7: [40, 42], 8: [45], 9: [2, 21, 22, 23, 24, 25, 26, 27, 28, 33],
           10: [46, 47], 11: [49, 50]}
@@ -62,12 +63,13 @@ def sweep_configs(m):
     (build 9) and neighbours where the weight's bytes decide (M <= 128: swap-AB, stream-K and
     split-K variants, the cluster candidates 31-32 and 46-47, the two-temporaries candidates 40,
     42 and 45); the promotion, stream-K, swizzle and ping-pong variants of the big tiles where
-    the FLOPs do, beside the picks 29, 30 and 36, sweep build 6's 37-39 and 11's 49-50."""
+    the FLOPs do (51-53: 30 promoting every 512, 1024, 2048 of K), beside the picks 29, 30 and
+    36, sweep build 6's 37-39 and 11's 49-50."""
     if m <= 64:
         return [1, 7, 12, 13, 14, 2, 3, 21, 22, 24, 25, 26, 28, 31, 32, 33, 42, 47, 41, 43]
     if m <= 128:
         return [2, 3, 15, 4, 10, 5, 8, 23, 22, 27, 26, 28, 29, 31, 33, 40, 45, 46, 47, 48, 41, 44]
-    return [3, 15, 19, 20, 4, 10, 17, 18, 11, 5, 8, 16, 9, 6, 29, 30, 34, 35, 36, 37, 38, 39, 49, 50]
+    return [3, 15, 19, 20, 4, 10, 17, 18, 11, 5, 8, 16, 9, 6, 29, 30, 51, 52, 53, 34, 35, 36, 37, 38, 39, 49, 50]
 
 
 def _fake(a, b, scale_a, scale_b, config=0):

@@ -169,7 +169,7 @@ def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large
             cands = [dataclasses.replace(picked, pdl=not picked.pdl)] if picked.variant == 5 else []
         elif promote:
             r = dataclasses.replace
-            cands = list(dict.fromkeys([r(picked, promote_every=1), r(picked, promote_every=max(1, 512 // picked.block_k))]))
+            cands = list(dict.fromkeys([r(picked, promote_every=max(1, e // picked.block_k)) for e in (128, 512, 2048)]))
         elif small:
             # M = 16 runs M = 1's kernels (the same 16-token tile): its pick and v4 suffice.
             cands = small_candidates(m, n, k)[: 1 if m == 16 else 4 if quick else None]
@@ -265,7 +265,7 @@ def main() -> int:
                    help="the prefill goal only: 6 shapes at M >= 4096, the v3 pick and its neighbours")
     p.add_argument("--promote", action="store_true",
                    help="the decode goal's shapes at M = 64 and 128: the pick beside the same "
-                        "configuration promoting every K step and every 512 of K")
+                        "configuration promoting every K step, every 512 and every 2048 of K")
     p.add_argument("--stream-k", action="store_true",
                    help="the decode goal's 24 shapes: the pick beside v6 (stream-K) configurations")
     p.add_argument("--pdl", action="store_true",

@@ -33,8 +33,8 @@
 //   36         128x128x128  cooperative  cluster 2x1, persistent  as 10 where K <= 4096 and 4's
 //                                        tiles make under 8 waves
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these seven. The sweep in
-// benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29
-// and 30: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
+// benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29,
+// 30 and 51-53: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
 // 9's), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 11 (one library each, compiled
 // side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
@@ -85,6 +85,9 @@
 //   49         128x144x128  cooperative  cluster 2x1, persistent, two temporaries, dep. launch [11]
 //   50         128x144x128  cooperative  cluster 2x1, persistent, promoted every 256 of K,
 //                                        dependent launch                                    [11]
+//   51, 52, 53 = 4, promoted every 512, 1024, 2048 of K, with dependent launch (30 with rarer
+//                promotion: the Triton rung ran 3-14% faster at M >= 4096 promoting every 2048
+//                rather than 1024, benchmarks/h200_session21, call 1)
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -262,7 +265,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 51;  // 0 (auto) and the fifty configurations
+constexpr int kNumConfigs = 54;  // 0 (auto) and the fifty-three configurations
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -315,6 +318,9 @@ const char* const kConfigNames[kNumConfigs] = {
     "48 swapAB 64x128x128 pingpong c4x1 two temporaries dependent launch",
     "49 128x144x128 coop c2x1 two temporaries dependent launch",
     "50 128x144x128 coop c2x1 promote256 dependent launch",
+    "51 = 17 dependent launch",
+    "52 = 18 dependent launch",
+    "53 = 4 promote2048 dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
 // the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 11.
@@ -324,7 +330,7 @@ constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 constexpr int kBuild = 0;
 #endif
 constexpr const char* const kBuildConfigs[] = {
-    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48",
+    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
     "2, 21-28 and 33", "46 and 47", "49 and 50",
 };
@@ -817,6 +823,9 @@ auto with_config(int config, F&& f) {
     case 43: return f(Config43{}, dependent_launch());
     case 44: return f(Config44{}, dependent_launch());
     case 48: return f(Config48{}, dependent_launch());
+    case 51: return f(Config4{}, dependent_launch(promote(16)));
+    case 52: return f(Config4{}, dependent_launch(promote(32)));
+    case 53: return f(Config4{}, dependent_launch(promote(64)));
 #elif KL_FP8_GEMM_SWEEP == 1
     case 5: return f(Config5{}, Knobs{});
     case 6: return f(Config6{}, Knobs{});

@@ -266,7 +266,8 @@ def fp8_quantize_triton(x: torch.Tensor, per_token: bool) -> tuple[torch.Tensor,
 # DeepGEMM promote every 128 of K too). v3 and v5 can also let the tensor cores carry the sum for
 # PROMOTE_EVERY steps between promotions: the error then stays that of a PROMOTE_EVERY-step sum
 # however long K is, and the pipe drains once per PROMOTE_EVERY steps (pick_config: every 1024 of
-# K from 64-token tiles on). The fast variant is kept for the notebook's measurement.
+# K from 64-token tiles on, every 2048 at M > 128). The fast variant is kept for the notebook's
+# measurement.
 
 @triton.jit
 def _tile_acc(a_ptr, b_ptr, offs_m, offs_n, M, N, K, k_start, k_end,
@@ -659,8 +660,9 @@ def _fp8_gemm_v6_kernel(
 
 
 # K elements the tensor cores sum between fp32 promotions in the picked configurations (see
-# pick_config): 32 wgmma steps of 32.
+# pick_config): 32 wgmma steps of 32 at M <= 128, 64 at larger M.
 _PROMOTE_K = 1024
+_PROMOTE_K_LARGE = 2048
 
 
 @dataclasses.dataclass(frozen=True)
@@ -868,7 +870,7 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
             cfg = dataclasses.replace(cfg, block_n=64, num_stages=max(2, cfg.num_stages - 2), split_k=1)
         # From 64-token tiles on, the tensor cores' time nears the weight's (128 x 8192 x 8192:
         # 11.8 µs of fp8 math at the roof against 15.8 of weight bytes), and a promotion every K
-        # step drains their pipe each time: promote every 1024 of K, as at large M (below).
+        # step drains their pipe each time: promote every 1024 of K (every 2048 at large M, below).
         # Same run as torch._scaled_mm (benchmarks/h200_session10/call6): M = 128 0.66-0.91x
         # against 0.60-0.87x promoting every step (128 x 4096 x 14336: 26.5 against 32.2 µs);
         # M = 64 0.72-1.12x against 0.72-1.10x.
@@ -884,8 +886,13 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
     # 5.4e-4 at K = 1024-28672, under bf16's own rounding; fast accumulation 4.4e-3 at 28672 and
     # growing: chapter 02, section 7). A 256-deep K step promoted each time, or
     # flattening the loops, ran 0.76-0.88x; Triton's warp specialization of the tile loop gained
-    # nothing (call1).
-    return GemmConfig(3, 128, 128, 128, num_warps=8, num_stages=5, group_m=8, promote_every=_PROMOTE_K // 128)
+    # nothing (call1). Carried 16 steps (2048 of K), half the drains again: 4096 x 4096 x 4096
+    # 110.9 µs against 114.0, 4096 x 8192 x 8192 402.8 against 415.1, 8192^3 800 against 877
+    # (torch._scaled_mm 101.7, 375.5, 768; benchmarks/h200_session21, call 1), the error of the
+    # bf16 output against float64 1.86e-3 against 1.74e-3 (_scaled_mm 1.66e-3). Every 4096 of K
+    # ran no faster past 4096^3 (there 108.7 µs, 2.1e-3); 4 or 6 stages, or other tile
+    # groupings, level or slower.
+    return GemmConfig(3, 128, 128, 128, num_warps=8, num_stages=5, group_m=8, promote_every=_PROMOTE_K_LARGE // 128)
 
 
 def _split_k(cfg: GemmConfig, m: int, n: int, k: int, sms: int) -> int:

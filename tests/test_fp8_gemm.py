@@ -263,12 +263,12 @@ def test_small_m_pick_at_the_shapes_the_sweep_decided():
                    for n, k in ((4096, 4096), (8192, 8192), (28672, 8192), (8192, 28672), (14336, 4096)))
 
 
-def test_large_m_pick_promotes_every_1024():
-    # M > 128: v3, the tensor cores carrying 8 steps of 128 between fp32 promotions (section 7).
+def test_large_m_pick_promotes_every_2048():
+    # M > 128: v3, the tensor cores carrying 16 steps of 128 between fp32 promotions (section 7).
     from solutions.fp8_gemm import pick_config
     for m in (129, 512, 8192):
         cfg = pick_config(m, 8192, 8192)
-        assert cfg.variant == 3 and cfg.promote and cfg.promote_every * cfg.block_k == 1024, cfg
+        assert cfg.variant == 3 and cfg.promote and cfg.promote_every * cfg.block_k == 2048, cfg
 
 
 def test_rung_retries_a_pick_that_does_not_fit(monkeypatch):
