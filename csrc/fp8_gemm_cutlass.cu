@@ -20,18 +20,19 @@
 //     accumulation leaves (see Accuracy).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 29, 30, 36, 41, 43, 44 and 48 by the shape: 15 and 10 (= kernels 3 and 4 promoted every
-// 256 of K, see below), 36, 41, 43, 44 and 48, each launched with programmatic dependent launch;
-// 36 and 41-48 promote from two temporaries, see TwoTempsMainloop):
+// from 29, 36, 41, 43, 44, 48 and 53 by the shape, each launched with programmatic dependent
+// launch; 29 and 53 are kernels 3 and 4 promoted every 256 and 2048 of K, see below; 36 and 41-48
+// promote from two temporaries, see TwoTempsMainloop):
 //   43 swap-AB 64x16x128    ping-pong    persistent               M <= 16
 //   41 swap-AB 64x64x128    ping-pong    persistent               M <= 64; M <= 128 where its
 //                                                                 tiles make one wave
 //   44 swap-AB 64x128x128   ping-pong    persistent               M <= 128, one wave of its tiles
 //   48 swap-AB 64x128x128   ping-pong    cluster 4x1, persistent  M <= 128, more tiles
-//   3          128x128x128  cooperative  stream-K                 M > 64 when big tiles are few (as 15)
-//   4          128x192x128  cooperative  cluster 2x1, persistent  large M x N (as 10)
-//   36         128x128x128  cooperative  cluster 2x1, persistent  as 10 where K <= 4096 and 4's
-//                                        tiles make under 8 waves
+//   3          128x128x128  cooperative  stream-K                 M > 128 with under half a wave
+//                                                                 of 128x128 tiles (as 29)
+//   36         128x128x128  cooperative  cluster 2x1, persistent  M > 128 where 4's tiles make
+//                                                                 under 8 waves
+//   4          128x192x128  cooperative  cluster 2x1, persistent  larger M x N (as 53)
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these seven. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29,
 // 30 and 51-53: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
@@ -59,7 +60,7 @@
 //   23         128x64x128   cooperative  cluster 1x2, persistent  (M = 128 until 44)         [9]
 //   24 = 2, split-K into SMs / tiles equal parts instead of stream-K                        [9]
 //   25, 26, 27, 28 = 21, 22, 23, 2 with programmatic dependent launch (see below)            [9]
-//   29, 30 = 15, 10 with programmatic dependent launch: the picks
+//   29, 30 = 15, 10 with programmatic dependent launch (29 a pick; 30 was one until 53)
 //   31 swap-AB 64x64x128    ping-pong    cluster 2x1, persistent, dependent launch          [5]
 //   32 swap-AB 64x16x128    ping-pong    cluster 2x1, persistent, dependent launch          [5]
 //   33 swap-AB 64x32x128    ping-pong    persistent, dependent launch (32 < M <= 64, few
@@ -86,8 +87,7 @@
 //   50         128x144x128  cooperative  cluster 2x1, persistent, promoted every 256 of K,
 //                                        dependent launch                                    [11]
 //   51, 52, 53 = 4, promoted every 512, 1024, 2048 of K, with dependent launch (30 with rarer
-//                promotion: the Triton rung ran 3-14% faster at M >= 4096 promoting every 2048
-//                rather than 1024, benchmarks/h200_session21, call 1)
+//                promotion; 53 a pick)
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -910,9 +910,9 @@ extern "C" const char* fp8_gemm_cutlass_config_name(int config) {
 
 namespace {
 
-// The configuration for the shape; 15 and 10 stand for 29 and 30, the same kernels launched with
-// dependent launch (see the top). 36, 41, 43, 44 and 48 have dependent launch already.
-int pick_kernel(int64_t m, int64_t n, int64_t k) {
+// The configuration for the shape. 36, 41, 43, 44 and 48 have dependent launch already; 29 and 53
+// are kernels 3 and 4 launched with it.
+int pick_config(int64_t m, int64_t n, int64_t k) {
   // M <= 128: the weight's bytes decide the time (see the top): swap-AB tiles of 64 weight rows,
   // no K split, promoted from two temporaries. H200, same run as torch._scaled_mm (geometric
   // means over the six Llama weights; benchmarks/h200_session20, calls 1 and 2): 43 1.05x at
@@ -931,37 +931,31 @@ int pick_kernel(int64_t m, int64_t n, int64_t k) {
     if (weight_tiles * kl_cdiv<int64_t>(m, 64) <= sms) return 41;
     return weight_tiles <= sms ? 44 : 48;
   }
-  // Larger M: 128x192 tiles when they fill the GPU in whole waves, 128x128 + stream-K otherwise.
-  // A persistent grid runs ceil(tiles / SMs) waves; the last one is `fill` full. 4096 x 4096 on
-  // 132 SMs: 704 big tiles = 5.3 waves -> 4. M = 512, N = 4096: 88 big tiles, a third of the
-  // SMs idle -> 3 (128 tiles). From 4 waves on, a part-empty last wave costs at most ~1/4.
-  const int64_t tiles = kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 192);
-  const int64_t waves = kl_cdiv<int64_t>(tiles, sms);
-  const double fill = static_cast<double>(tiles) / static_cast<double>(waves * sms);
-  // Both promote every 256 of K rather than every 128 (10 = kernel 4, 15 = kernel 3): half the
-  // drains of the tensor-core pipe (see the top). The H200 sweep (fp8_gemm_cutlass_check.py,
-  // benchmarks/h200_session8/fp8_gemm_cutlass_check.txt) put them at 0.93x _scaled_mm (geometric
-  // mean over the six Llama shapes) where 4 and 3 reached 0.86-0.89x (M = 4096, 8192) and 0.85x
-  // (M = 512), with the same error against float64 (1.7e-3, bf16's own rounding).
-  const bool big_tiles_fill = (tiles >= sms && fill >= 0.8) || waves >= 4;
-  if (!big_tiles_fill) return 15;
-  // Short K with few waves of big tiles: each tile's fixed costs (prologue, epilogue) weigh most,
-  // and 128x128 tiles with the two-temporaries mainloop (36: no drain per promotion, 1.5x the
-  // tiles) ran 0.96-0.97x _scaled_mm at 4096 x 4096 x 4096 where 10 ran 0.88x, in two runs
-  // (h200_session19, calls 2 and 3), and level or slower at every other large-M shape.
-  if (k <= 4096 && waves < 8) return 36;
-  return 10;
+  // Larger M. Under half a wave of 128x128 tiles (M = 256, N = 4096: 64), stream-K's split of K
+  // keeps the other SMs busy (29; not measured against 36 at such shapes).
+  if (kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 128) * 2 <= sms) return 29;
+  // Few waves of 128x192 tiles: 128x128 tiles with the two-temporaries mainloop (36: no drain per
+  // promotion, 1.5x the tiles), whose smaller last wave and undrained pipe beat 4's wider tile.
+  // H200, same run as torch._scaled_mm (h200_session21, call 2): at M = 512 0.99x (geometric
+  // mean over the six Llama weights), ahead at every weight, where the picks before (29, and 30
+  // at one weight) ran 0.95x; at M = 4096, N = 4096 (5.3 waves of 4's tiles) 0.96x and 0.93x at
+  // K = 4096 (36 picked there before, when K <= 4096 was part of this rule) and 14336, where 30
+  // ran 0.88x and 0.87x.
+  const int64_t waves = kl_cdiv<int64_t>(kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 192), sms);
+  if (waves < 8) return 36;
+  // Many waves: kernel 4's 128x192 tiles, promoted every 2048 of K (53). Each promotion drains the
+  // tensor-core pipe (see the top): CUTLASS's default is every 128, 10 and 30 every 256. The
+  // geometric mean over the six Llama weights at M = 4096 and 8192 went from 0.89x and 0.94x
+  // (30) to 0.92x and 0.96x (53; 51 and 52, every 512 and 1024, in between) in one run
+  // (h200_session21, call 2), the Triton rung's own gain from the same change (call 1, 3-10%)
+  // pointing the same way; a partial sum then carries 64 truncating wgmma k-steps, the bf16
+  // output's error against float64 still inside bf16's own rounding (the check in the sweep).
+  return 53;
 }
 
 }  // namespace
 
-extern "C" int fp8_gemm_cutlass_pick(int64_t m, int64_t n, int64_t k) {
-  switch (const int kernel = pick_kernel(m, n, k)) {
-    case 15: return 29;
-    case 10: return 30;
-    default: return kernel;
-  }
-}
+extern "C" int fp8_gemm_cutlass_pick(int64_t m, int64_t n, int64_t k) { return pick_config(m, n, k); }
 
 extern "C" size_t fp8_gemm_cutlass_workspace_size(int64_t m, int64_t n, int64_t k, int config) {
   check_sizes(m, n, k);
