@@ -6,6 +6,7 @@ one GPU in one run (the grader's protocol: L2 flushed, inputs rotated past L2, C
     python benchmarks/fp8_gemm_variants.py --small [--json OUT.json]   # the decode goal, ~3 minutes
     python benchmarks/fp8_gemm_variants.py --large [--json OUT.json]   # the prefill goal (M >= 4096)
     python benchmarks/fp8_gemm_variants.py --stream-k [--json OUT.json]   # v6 beside the decode pick
+    python benchmarks/fp8_gemm_variants.py --token-tiles [--json OUT.json]   # half-height token tiles at M = 64, 128
     python benchmarks/fp8_gemm_variants.py --pdl [--json OUT.json]   # the decode pick with and without dependent launch
     python benchmarks/fp8_gemm_variants.py --summary OUT_DIR   # the chapter's targets, from bench JSONs
     ... [--shapes 64x4096x4096,...] [--baseline OTHER/fp8_gemm.py]   # other shapes; another revision's pick beside
@@ -132,6 +133,30 @@ def stream_k_candidates(m: int, n: int, k: int) -> list:
     return list(dict.fromkeys(out))
 
 
+def token_tile_candidates(m: int, n: int, k: int) -> list:
+    """The v5 pick (64- or 128-token tiles) beside half-height token tiles, K not split: two or
+    more programs per weight tile, each streaming all of K, the weight tile read from L2 by the
+    second (CUTLASS's 41 at M = 128, N = 4096: 64-token tiles without a split ran 1.05x
+    torch._scaled_mm where one 128-token tile split in two ran 0.89x; h200_session20, call 1).
+    64 or 128 weight rows, 128- or 256-deep K, with and without TMA; stages as the plan counts
+    them (_stages_that_fit for the programs an SM holds)."""
+    from solutions.fp8_gemm import _num_sms, _programs_by_registers, _stages_that_fit, _with_launch_rule, pick_config
+    pick = pick_config(m, n, k)
+    if pick.variant != 5 or pick.block_m < 64:
+        return []
+    sms = _num_sms(None if env.CPU_MODE else torch.cuda.current_device())
+    bm = pick.block_m // 2
+    out = []
+    for bn, bk in ((64, 128), (64, 256), (128, 128)):
+        programs = -(-n // bn) * -(-m // bm)
+        resident = min(-(-programs // sms), _programs_by_registers(bn, bm, 4))
+        cfg = dataclasses.replace(pick, block_m=bm, block_n=bn, block_k=bk, num_warps=4, split_k=1,
+                                  num_stages=max(2, _stages_that_fit(bn, bm, bk, resident)),
+                                  promote_every=max(1, pick.promote_every * pick.block_k // bk))
+        out += [_with_launch_rule(cfg), _with_launch_rule(dataclasses.replace(cfg, tma=True))]
+    return list(dict.fromkeys(out))
+
+
 def load_baseline(path: str):
     """Another revision of solutions/fp8_gemm.py (a copy with a change undone, say), imported under
     its own name: its fp8_gemm_triton is timed beside this revision's pick, in the same run."""
@@ -143,7 +168,8 @@ def load_baseline(path: str):
 
 
 def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large: bool = False,
-          promote: bool = False, stream_k: bool = False, pdl: bool = False, baseline=None) -> list[dict]:
+          promote: bool = False, stream_k: bool = False, pdl: bool = False, token_tiles: bool = False,
+          baseline=None) -> list[dict]:
     from grading.check import compare
     from grading.lesson_fp8 import gemm_args
     from grading.specs.fp8_gemm import E4M3, GEMM_TOLERANCES, fp8_gemm_ref
@@ -165,6 +191,8 @@ def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large
             cands = large_candidates()[: 4 if quick else None]
         elif stream_k:
             cands = stream_k_candidates(m, n, k)[: 2 if quick else None]
+        elif token_tiles:
+            cands = token_tile_candidates(m, n, k)[: 2 if quick else None]
         elif pdl:  # the pick launched the other way: with programmatic dependent launch or without (v5 only)
             cands = [dataclasses.replace(picked, pdl=not picked.pdl)] if picked.variant == 5 else []
         elif promote:
@@ -266,6 +294,8 @@ def main() -> int:
     p.add_argument("--promote", action="store_true",
                    help="the decode goal's shapes at M = 64 and 128: the pick beside the same "
                         "configuration promoting every K step, every 512 and every 2048 of K")
+    p.add_argument("--token-tiles", action="store_true",
+                   help="the decode goal's shapes at M = 64 and 128: the pick beside half-height token tiles, K not split")
     p.add_argument("--stream-k", action="store_true",
                    help="the decode goal's 24 shapes: the pick beside v6 (stream-K) configurations")
     p.add_argument("--pdl", action="store_true",
@@ -291,6 +321,8 @@ def main() -> int:
         rows = sweep(shapes or PREFILL, args.quick, large=True, baseline=base)
     elif args.promote:
         rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, promote=True, baseline=base)
+    elif args.token_tiles:
+        rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, token_tiles=True, baseline=base)
     elif args.stream_k:
         rows = sweep(shapes or GOAL, args.quick, stream_k=True, baseline=base)
     elif args.pdl:
