@@ -777,6 +777,22 @@ def _stages_that_fit(block_n: int, block_m: int, block_k: int, resident: int = 1
     return min(_MOST_STAGES, _SMEM_PER_SM // resident // ((block_n + block_m) * block_k) - 1)
 
 
+# Half the L2 of an H100 or H200 (50 MB): a weight this small stays in L2 while the programs that
+# share its tiles read it (pick_config).
+_L2_HALF_BYTES = 24 << 20
+
+
+def _half_token_tiles(cfg: GemmConfig, m: int, n: int, sms: int) -> GemmConfig:
+    """cfg with token tiles half as tall, K not split, 128-deep K steps and the stages the
+    programs an SM holds leave room for; the promotion interval in K kept."""
+    bm, bk = cfg.block_m // 2, 128
+    programs = triton.cdiv(n, cfg.block_n) * triton.cdiv(m, bm)
+    resident = min(triton.cdiv(programs, sms), _programs_by_registers(cfg.block_n, bm, cfg.num_warps))
+    return dataclasses.replace(cfg, block_m=bm, block_k=bk, split_k=1,
+                               num_stages=max(2, _stages_that_fit(cfg.block_n, bm, bk, resident)),
+                               promote_every=max(1, cfg.promote_every * cfg.block_k // bk))
+
+
 def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
     """v5 at M <= 128, planned from the napkin math above _fp8_gemm_v5_kernel. Measured on an H200
     (`python benchmarks/fp8_gemm_variants.py --small --quick`, benchmarks/h200_session5/
@@ -876,6 +892,14 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
         # M = 64 0.72-1.12x against 0.72-1.10x.
         if cfg.block_m >= 64:
             cfg = dataclasses.replace(cfg, promote_every=max(1, _PROMOTE_K // cfg.block_k))
+        # Where the plan splits K (too few weight tiles for the SMs: N = 4096 at M = 64 and 128)
+        # and the weight fits in half the L2, half-height token tiles with K whole instead: as many
+        # programs, two reading each weight tile (the second from L2), no partial sums to add.
+        # Same run as torch._scaled_mm (benchmarks/h200_session21, call 4): 128 x 4096 x 4096
+        # 9.0 µs against 10.9 (_scaled_mm 8.8), 64 x 4096 x 4096 8.2 against 8.4 (7.3); with the
+        # weight past L2 (4096 x 14336) the split ran faster, 22.7 against 24.2 µs at M = 128.
+        if cfg.split_k > 1 and cfg.block_m >= 64 and n * k <= _L2_HALF_BYTES:
+            cfg = _half_token_tiles(cfg, m, n, sms or _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
         return _with_launch_rule(cfg)
     # M > 128: the tensor cores' throughput decides. Promoting every K step (128) drains their
     # pipe each time: the sum must be out of the wgmma registers before the FADDs, so the next

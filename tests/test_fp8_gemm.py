@@ -227,12 +227,13 @@ def test_programs_by_registers():
 @pytest.mark.parametrize("m", [1, 16, 64, 128])
 def test_small_m_pick_is_the_plan_with_the_measured_corrections(m):
     # pick_config = the v5 plan, v4 where the plan is left with 64-deep K at M <= 64, the 32-wide
-    # tile widened, from 64-token tiles on a promotion every 1024 of K, and programmatic dependent
-    # launch (each measured on the H200 against the plan).
+    # tile widened, from 64-token tiles on a promotion every 1024 of K, half-height token tiles
+    # where K was split over a weight of under half the L2, and programmatic dependent launch
+    # (each measured on the H200 against the plan).
     import dataclasses
 
     from grading.specs.fp8_gemm import LLAMA_NK
-    from solutions.fp8_gemm import _streaming_config, _v4_config, pick_config
+    from solutions.fp8_gemm import _half_token_tiles, _streaming_config, _v4_config, pick_config
     for n, k in LLAMA_NK:
         want = _streaming_config(m, n, k, sms=132)
         if want.block_k < 128 and m <= 64:
@@ -241,6 +242,9 @@ def test_small_m_pick_is_the_plan_with_the_measured_corrections(m):
             want = dataclasses.replace(want, block_n=64, num_stages=want.num_stages - 2, split_k=1)
         if want.variant == 5 and want.block_m >= 64:  # promotion every 1024 of K
             want = dataclasses.replace(want, promote_every=1024 // want.block_k)
+            if want.split_k > 1 and n * k <= 24 << 20:  # half-height token tiles, K whole
+                want = _half_token_tiles(want, m, n, sms=132)
+                assert want.split_k == 1 and want.promote_every * want.block_k == 1024, want
         if want.variant == 5:  # programmatic dependent launch
             want = dataclasses.replace(want, pdl=True)
         assert pick_config(m, n, k, sms=132) == want, (n, k)
@@ -254,6 +258,12 @@ def test_small_m_pick_at_the_shapes_the_sweep_decided():
     assert _streaming_config(128, 28672, 8192, sms=132).block_k == 128
     assert all(pick_config(m, 28672, 8192, sms=132).variant == 5 for m in (1, 16, 64, 128))
     assert pick_config(16, 28672, 8192, sms=132).block_k == 128
+    # N = 4096 at M = 64 and 128: K whole in half-height token tiles where the weight fits in
+    # half the L2 (K = 4096), split in two past it (K = 14336).
+    for m, bm in ((64, 32), (128, 64)):
+        small, big = pick_config(m, 4096, 4096, sms=132), pick_config(m, 4096, 14336, sms=132)
+        assert (small.block_m, small.split_k, small.block_k, small.num_stages) == (bm, 1, 128, 8), small
+        assert (big.block_m, big.split_k) == (2 * bm, 2), big
     # N = 4096 at M <= 16: the 64-wide tile, one K slice.
     cfg = pick_config(1, 4096, 4096, sms=132)
     assert (cfg.block_n, cfg.split_k) == (64, 1)
