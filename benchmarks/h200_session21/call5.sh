@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# Twenty-first H200 session, call 5: as call 3, with the Triton decode picks at N = 4096, K = 4096 (M = 64 and 128) taking half-height token tiles with K whole (call 4). Call 3: the Triton rung promoting every 2048 of K at M > 128 (calls 1
-# and 2) and the CUTLASS rung's new large-M picks (36 wherever kernel 4's tiles make under 8 waves,
-# 53 past that; call 2): checked, then `bench fp8_gemm --rungs triton cuda`, and chapter 02
-# executed on that bench.
+# Twenty-first H200 session, call 5: as call 3, with the Triton decode picks at N = K = 4096
+# (M = 64 and 128) taking half-height token tiles with K whole (call 4): checked, then
+# `bench fp8_gemm --rungs triton cuda`, and chapter 02 executed on that bench.
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl >/dev/null 2>&1
 export PYTHONPATH=/tmp/site
