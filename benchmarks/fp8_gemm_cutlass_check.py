@@ -7,14 +7,13 @@ Twelve libraries are built side by side, each by its own process (nvcc compiles 
 core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 3, 4, 36, 41,
 43, 44 and 48 and their run-time variants, among them the seven the dispatch picks from: 29 and
 53 (kernels 3 and 4 promoting every 256 and 2048 of K), 36, 41, 43, 44 and 48, each launched
-with programmatic dependent launch) and
-the same file with KL_FP8_GEMM_SWEEP = 1 to 11: kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the
-decode candidates 31-32 with the large-M ping-pong candidates 34-35, 37-39 (36 with the cluster
-across N, and 36's tile with CUTLASS's mainloop), 40 and 42 (the earlier picks 23 and 33 with
-the two-temporaries mainloop), 45 (3's stream-K tile with it), the earlier decode picks 2, 21-23
-and 33 with their variants 24-28, 46-47 (44 and 41 with the token tile multicast across a
-2x1 cluster) and 49-50 (128x144 tiles at large M). The file's header says what each
-configuration tests and why.
+with programmatic dependent launch) and the same file with KL_FP8_GEMM_SWEEP = 1 to 11: kernels
+5-6, 7-8 with 16, 9, 1 with 12-14, the decode candidates 31-32 with the large-M ping-pong
+candidates 34-35, 37-39 (36 with the cluster across N, and 36's tile with CUTLASS's mainloop), 40
+and 42 (the earlier picks 23 and 33 with the two-temporaries mainloop), 45 (3's stream-K tile
+with it), the earlier decode picks 2, 21-23 and 33 with their variants 24-28, 46-47 (44 and 41
+with the token tile multicast across a 2x1 cluster) and 49-50 (128x144 tiles at large M). The
+file's header says what each configuration tests and why.
 Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s;
 "w%" = the weight's bytes (N x K) per second as a share of this run's device-to-device copy
 bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the same kind of scales.

@@ -138,21 +138,16 @@ def token_tile_candidates(m: int, n: int, k: int) -> list:
     more programs per weight tile, each streaming all of K, the weight tile read from L2 by the
     second (CUTLASS's 41 at M = 128, N = 4096: 64-token tiles without a split ran 1.05x
     torch._scaled_mm where one 128-token tile split in two ran 0.89x; h200_session20, call 1).
-    64 or 128 weight rows, 128- or 256-deep K, with and without TMA; stages as the plan counts
-    them (_stages_that_fit for the programs an SM holds)."""
-    from solutions.fp8_gemm import _num_sms, _programs_by_registers, _stages_that_fit, _with_launch_rule, pick_config
+    64 or 128 weight rows, 128- or 256-deep K, with and without TMA, each made by the pick's own
+    rule (solutions/fp8_gemm.py _half_token_tiles)."""
+    from solutions.fp8_gemm import _half_token_tiles, _num_sms, _with_launch_rule, pick_config
     pick = pick_config(m, n, k)
     if pick.variant != 5 or pick.block_m < 64:
         return []
     sms = _num_sms(None if env.CPU_MODE else torch.cuda.current_device())
-    bm = pick.block_m // 2
     out = []
     for bn, bk in ((64, 128), (64, 256), (128, 128)):
-        programs = -(-n // bn) * -(-m // bm)
-        resident = min(-(-programs // sms), _programs_by_registers(bn, bm, 4))
-        cfg = dataclasses.replace(pick, block_m=bm, block_n=bn, block_k=bk, num_warps=4, split_k=1,
-                                  num_stages=max(2, _stages_that_fit(bn, bm, bk, resident)),
-                                  promote_every=max(1, pick.promote_every * pick.block_k // bk))
+        cfg = _half_token_tiles(dataclasses.replace(pick, block_n=bn, num_warps=4), m, n, sms, block_k=bk)
         out += [_with_launch_rule(cfg), _with_launch_rule(dataclasses.replace(cfg, tma=True))]
     return list(dict.fromkeys(out))
 

@@ -782,10 +782,10 @@ def _stages_that_fit(block_n: int, block_m: int, block_k: int, resident: int = 1
 _L2_HALF_BYTES = 24 << 20
 
 
-def _half_token_tiles(cfg: GemmConfig, m: int, n: int, sms: int) -> GemmConfig:
-    """cfg with token tiles half as tall, K not split, 128-deep K steps and the stages the
+def _half_token_tiles(cfg: GemmConfig, m: int, n: int, sms: int, block_k: int = 128) -> GemmConfig:
+    """cfg with token tiles half as tall, K not split, block_k-deep K steps and the stages the
     programs an SM holds leave room for; the promotion interval in K kept."""
-    bm, bk = cfg.block_m // 2, 128
+    bm, bk = cfg.block_m // 2, block_k
     programs = triton.cdiv(n, cfg.block_n) * triton.cdiv(m, bm)
     resident = min(triton.cdiv(programs, sms), _programs_by_registers(cfg.block_n, bm, cfg.num_warps))
     return dataclasses.replace(cfg, block_m=bm, block_k=bk, split_k=1,
@@ -863,7 +863,8 @@ def _with_launch_rule(cfg: GemmConfig) -> GemmConfig:
 
 def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
     if m <= SMALL_M:
-        cfg = _streaming_config(m, n, k, sms or _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
+        sms = sms or _num_sms(None if env.CPU_MODE else torch.cuda.current_device())
+        cfg = _streaming_config(m, n, k, sms)
         # Measured (H200, benchmarks/h200_session5/fp8_small.txt): with BLOCK_K = 64 (the plan's
         # choice at N = 28672 then) every v5 configuration tried ran 95-116 µs at M = 1, 16, 64
         # and v4's split-K kernel 73-83 (torch._scaled_mm 71-73); at M = 128 v5 was the faster
@@ -899,7 +900,7 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
         # 9.0 µs against 10.9 (_scaled_mm 8.8), 64 x 4096 x 4096 8.2 against 8.4 (7.3); with the
         # weight past L2 (4096 x 14336) the split ran faster, 22.7 against 24.2 µs at M = 128.
         if cfg.split_k > 1 and cfg.block_m >= 64 and n * k <= _L2_HALF_BYTES:
-            cfg = _half_token_tiles(cfg, m, n, sms or _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
+            cfg = _half_token_tiles(cfg, m, n, sms)
         return _with_launch_rule(cfg)
     # M > 128: the tensor cores' throughput decides. Promoting every K step (128) drains their
     # pipe each time: the sum must be out of the wgmma registers before the FADDs, so the next
