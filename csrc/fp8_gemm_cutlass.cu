@@ -503,26 +503,22 @@ struct TwoTempsMainloop : Base {
       for (int i = 0; i < size(accum); ++i) accum(i) += temp(i);
       warpgroup_fence_operand(accum);
     };
-    // Called just after the first k-tile of the next group was issued, so every batch but that
-    // one is done: add temp's group of `tiles` k-tiles in and hand their stages back to the
-    // producer.
-    auto retire = [&](auto& temp, int tiles) {
+    // The stage of the k-tile before the latest back to the producer.
+    auto release = [&] {
+      pipeline.consumer_release(smem_pipe_release);
+      ++smem_pipe_release;
+    };
+    // The batch before the latest is done (at most one in flight): add temp in, its last k-tile
+    // being that batch, and release that k-tile's stage.
+    auto retire = [&](auto& temp) {
       warpgroup_wait<1>();
       add_in(temp);
-      for (int t = 0; t < tiles; ++t) {
-        pipeline.consumer_release(smem_pipe_release);
-        ++smem_pipe_release;
-      }
+      release();
     };
-    // The last group: wait for it and add it in; the last k-tile's stage is mma_tail()'s to
-    // release.
-    auto finish = [&](auto& temp, int tiles) {
+    // The last batch: wait for it and add it in; its stage is mma_tail()'s to release.
+    auto finish = [&](auto& temp) {
       warpgroup_wait<0>();
       add_in(temp);
-      for (int t = 1; t < tiles; ++t) {
-        pipeline.consumer_release(smem_pipe_release);
-        ++smem_pipe_release;
-      }
     };
 
     clear(accum);
@@ -535,53 +531,56 @@ struct TwoTempsMainloop : Base {
       CUTLASS_PRAGMA_NO_UNROLL
       for (; remaining >= 2; remaining -= 2) {
         issue(temp1, true);
-        retire(temp0, 1);
+        retire(temp0);
         issue(temp0, true);
-        retire(temp1, 1);
+        retire(temp1);
       }
       if (remaining == 1) {
         issue(temp1, true);
-        retire(temp0, 1);
-        finish(temp1, 1);
+        retire(temp0);
+        finish(temp1);
       } else {
-        finish(temp0, 1);
+        finish(temp0);
       }
     } else {
-      // Groups of kTilesPerTemp k-tiles (the last one shorter when they do not divide K). A
-      // group's first k-tile is issued before the group before it is retired, so the tensor
-      // cores have work queued during the FADDs, and the rest after: the consumers hold at most
-      // kTilesPerTemp + 1 stages.
+      // Groups of kTilesPerTemp k-tiles into one temporary (the last group shorter when they do
+      // not divide K). As above, at most two batches are in flight and each k-tile's stage goes
+      // back as soon as its wgmmas are done; a temporary is added in only when the first k-tile
+      // of the next group is queued behind its last.
       int remaining = k_tile_count;
       auto take = [&] {
         const int tiles = remaining < kTilesPerTemp ? remaining : kTilesPerTemp;
         remaining -= tiles;
         return tiles;
       };
+      // The rest of a group, after its first k-tile.
       auto issue_rest = [&](auto& temp, int tiles) {
-        for (int t = 1; t < tiles; ++t) issue(temp, false);
+        for (int t = 1; t < tiles; ++t) {
+          issue(temp, false);
+          warpgroup_wait<1>();
+          release();
+        }
       };
-      int tiles0 = take();
-      int tiles1 = 0;
       issue(temp0, true);
-      issue_rest(temp0, tiles0);
+      issue_rest(temp0, take());
       CUTLASS_PRAGMA_NO_UNROLL
       while (true) {
         if (remaining == 0) {
-          finish(temp0, tiles0);
+          finish(temp0);
           break;
         }
-        tiles1 = take();
+        int tiles = take();
         issue(temp1, true);
-        retire(temp0, tiles0);
-        issue_rest(temp1, tiles1);
+        retire(temp0);
+        issue_rest(temp1, tiles);
         if (remaining == 0) {
-          finish(temp1, tiles1);
+          finish(temp1);
           break;
         }
-        tiles0 = take();
+        tiles = take();
         issue(temp0, true);
-        retire(temp1, tiles1);
-        issue_rest(temp0, tiles0);
+        retire(temp1);
+        issue_rest(temp0, tiles);
       }
     }
     warpgroup_fence_operand(accum);
