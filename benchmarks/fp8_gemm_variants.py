@@ -162,14 +162,42 @@ def load_baseline(path: str):
     return module
 
 
-def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large: bool = False,
-          promote: bool = False, stream_k: bool = False, pdl: bool = False, token_tiles: bool = False,
-          baseline=None) -> list[dict]:
+def mode_candidates(mode: str, m: int, n: int, k: int, picked, quick: bool) -> list:
+    """The configurations a sweep mode times beside the pick at one shape (MODES)."""
+    from solutions import fp8_gemm as sol
+    if mode == "per_row":
+        return [sol._v4_config(m)] if m <= sol.SMALL_M else []
+    if mode == "large":
+        return large_candidates()[: 4 if quick else None]
+    if mode == "stream_k":
+        return stream_k_candidates(m, n, k)[: 2 if quick else None]
+    if mode == "token_tiles":
+        return token_tile_candidates(m, n, k)[: 2 if quick else None]
+    if mode == "pdl":  # the pick launched the other way: with programmatic dependent launch or without (v5 only)
+        return [dataclasses.replace(picked, pdl=not picked.pdl)] if picked.variant == 5 else []
+    if mode == "promote":
+        r = dataclasses.replace
+        return list(dict.fromkeys([r(picked, promote_every=max(1, e // picked.block_k)) for e in (128, 512, 2048)]))
+    if mode == "small":
+        # M = 16 runs M = 1's kernels (the same 16-token tile): its pick and v4 suffice.
+        return small_candidates(m, n, k)[: 1 if m == 16 else 4 if quick else None]
+    return candidates(m)[: 4 if quick else None]
+
+
+# What each sweep mode times beside the pick (mode_candidates); "per_row" also gives the inputs
+# per-row and per-channel scales.
+MODES = ("all", "small", "per_row", "large", "promote", "stream_k", "pdl", "token_tiles")
+
+
+def sweep(shapes, quick: bool, mode: str = "all", baseline=None) -> list[dict]:
     from grading.check import compare
     from grading.lesson_fp8 import gemm_args
     from grading.specs.fp8_gemm import E4M3, GEMM_TOLERANCES, fp8_gemm_ref
     from grading.timing import rotation_count, time_fn
     from solutions import fp8_gemm as sol
+    if mode not in MODES:
+        raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
+    per_row = mode == "per_row"
     dev = torch.device("cuda")
     rows = []
     for m, n, k in shapes:
@@ -180,24 +208,7 @@ def sweep(shapes, quick: bool, small: bool = False, per_row: bool = False, large
         fns = {"torch._scaled_mm": sol.fp8_gemm_scaled_mm, f"picked: {picked.describe()}": sol.fp8_gemm_triton}
         if baseline is not None:
             fns[f"baseline: {baseline.pick_config(m, n, k).describe()}"] = baseline.fp8_gemm_triton
-        if per_row:
-            cands = [sol._v4_config(m)] if m <= sol.SMALL_M else []
-        elif large:
-            cands = large_candidates()[: 4 if quick else None]
-        elif stream_k:
-            cands = stream_k_candidates(m, n, k)[: 2 if quick else None]
-        elif token_tiles:
-            cands = token_tile_candidates(m, n, k)[: 2 if quick else None]
-        elif pdl:  # the pick launched the other way: with programmatic dependent launch or without (v5 only)
-            cands = [dataclasses.replace(picked, pdl=not picked.pdl)] if picked.variant == 5 else []
-        elif promote:
-            r = dataclasses.replace
-            cands = list(dict.fromkeys([r(picked, promote_every=max(1, e // picked.block_k)) for e in (128, 512, 2048)]))
-        elif small:
-            # M = 16 runs M = 1's kernels (the same 16-token tile): its pick and v4 suffice.
-            cands = small_candidates(m, n, k)[: 1 if m == 16 else 4 if quick else None]
-        else:
-            cands = candidates(m)[: 4 if quick else None]
+        cands = mode_candidates(mode, m, n, k, picked, quick)
         for cfg in cands:
             fns[cfg.describe()] = (lambda c: lambda a, b, sa, sb: sol._variant(a, b, sa, sb, torch.bfloat16, c, None))(cfg)
         for name, fn in fns.items():
@@ -313,20 +324,20 @@ def main() -> int:
     shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")] if args.shapes else None
     base = load_baseline(args.baseline) if args.baseline else None
     if args.large:
-        rows = sweep(shapes or PREFILL, args.quick, large=True, baseline=base)
+        rows = sweep(shapes or PREFILL, args.quick, "large", base)
     elif args.promote:
-        rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, promote=True, baseline=base)
+        rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, "promote", base)
     elif args.token_tiles:
-        rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, token_tiles=True, baseline=base)
+        rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, "token_tiles", base)
     elif args.stream_k:
-        rows = sweep(shapes or GOAL, args.quick, stream_k=True, baseline=base)
+        rows = sweep(shapes or GOAL, args.quick, "stream_k", base)
     elif args.pdl:
-        rows = sweep(shapes or GOAL, args.quick, pdl=True, baseline=base)
+        rows = sweep(shapes or GOAL, args.quick, "pdl", base)
     elif args.small:
-        rows = sweep(shapes or GOAL, args.quick, small=True, baseline=base)
-        rows += sweep(GOAL_ROW, args.quick, per_row=True) if not shapes else []
+        rows = sweep(shapes or GOAL, args.quick, "small", base)
+        rows += sweep(GOAL_ROW, args.quick, "per_row") if not shapes else []
     else:
-        rows = sweep(shapes or SMALL + LARGE, args.quick, baseline=base)
+        rows = sweep(shapes or SMALL + LARGE, args.quick, "all", base)
     if args.json:
         Path(args.json).write_text(json.dumps({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
                                                "triton": __import__("triton").__version__, "rows": rows}, indent=1))

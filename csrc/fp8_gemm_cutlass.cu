@@ -36,7 +36,7 @@
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these seven. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29,
 // 30 and 51-53: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
-// 9's), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 12 (one library each, compiled
+// 9's), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 11 (one library each, compiled
 // side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
@@ -88,7 +88,6 @@
 //                                        dependent launch                                    [11]
 //   51, 52, 53 = 4, promoted every 512, 1024, 2048 of K, with dependent launch (30 with rarer
 //                promotion; 53 a pick)
-//   54, 55, 56 = 36, each temporary added in every 2, 4, 16 k-tiles (256, 512, 2048 of K)   [12]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -266,7 +265,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 57;  // 0 (auto) and the fifty-six configurations
+constexpr int kNumConfigs = 54;  // 0 (auto) and the fifty-three configurations
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -322,12 +321,9 @@ const char* const kConfigNames[kNumConfigs] = {
     "51 = 17 dependent launch",
     "52 = 18 dependent launch",
     "53 = 4 promote2048 dependent launch",
-    "54 = 36 temporaries of 2 k-tiles (promote256)",
-    "55 = 36 temporaries of 4 k-tiles (promote512)",
-    "56 = 36 temporaries of 16 k-tiles (promote2048)",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
-// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 12.
+// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 11.
 #if defined(KL_FP8_GEMM_SWEEP)
 constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 #else
@@ -336,10 +332,10 @@ constexpr int kBuild = 0;
 constexpr const char* const kBuildConfigs[] = {
     "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
-    "2, 21-28 and 33", "46 and 47", "49 and 50", "54-56",
+    "2, 21-28 and 33", "46 and 47", "49 and 50",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
-              "KL_FP8_GEMM_SWEEP must be 1 to 12");
+              "KL_FP8_GEMM_SWEEP must be 1 to 11");
 constexpr const char* kThisBuild = kBuildConfigs[kBuild];
 
 // One problem as the caller sees it (before any swap).
@@ -437,23 +433,11 @@ struct HasPromotion<Args, std::void_t<decltype(std::declval<Args&>().mma_promoti
 // last k-tile's stage for mma_tail() to release.
 // The kernel-schedule tags that select it in Fp8GemmConfig: the cooperative kernel, or the
 // ping-pong one (one warpgroup a tile: the same mma(), with one warpgroup's share).
-// kTilesPerTemp: k-tiles accumulated in a temporary before it is added in (1: every k-tile, as
-// CUTLASS promotes by default; sweep build 12 tries 2, 4 and 16 at large M, where the FADDs, not
-// the drains, are what a promotion costs).
-template <int kTilesPerTemp = 1>
 struct CooperativeTwoTemps {};
 struct PingpongTwoTemps {};
-// k-tiles per temporary of a two-temporaries schedule; 0 for every other schedule.
-template <class Schedule>
-constexpr int kTwoTempsTiles = 0;
-template <int kTiles>
-constexpr int kTwoTempsTiles<CooperativeTwoTemps<kTiles>> = kTiles;
-template <>
-constexpr int kTwoTempsTiles<PingpongTwoTemps> = 1;
 
-template <class Base, int kTilesPerTemp>
+template <class Base>
 struct TwoTempsMainloop : Base {
-  static_assert(kTilesPerTemp >= 1, "a temporary holds at least one k-tile");
   template <class FrgTensorC>
   CUTLASS_DEVICE void mma(typename Base::MainloopPipeline pipeline, typename Base::PipelineState smem_pipe_read,
                           FrgTensorC& accum, int k_tile_count, int thread_idx,
@@ -475,14 +459,13 @@ struct TwoTempsMainloop : Base {
     Tensor temp1 = make_fragment_like(accum);
 
     typename Base::PipelineState smem_pipe_release = smem_pipe_read;
-    // One k-tile's wgmmas into temp, committed as one batch; the first k-tile of a temporary's
-    // group zeroes it (ScaleOut::Zero), the others add to it.
-    auto issue = [&](auto& temp, bool first) {
+    // One k-tile's wgmmas into temp (zeroed by the first: ScaleOut::Zero), committed as one batch.
+    auto issue = [&](auto& temp) {
       pipeline.consumer_wait(smem_pipe_read, pipeline.consumer_try_wait(smem_pipe_read));
       const int stage = smem_pipe_read.index();
       warpgroup_fence_operand(temp);
       warpgroup_arrive();
-      tiled_mma.accumulate_ = first ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
+      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
       CUTLASS_PRAGMA_UNROLL
       for (int k_block = 0; k_block < size<2>(tCrA); ++k_block) {
         cute::gemm(tiled_mma, tCrA(_, _, k_block, stage), tCrB(_, _, k_block, stage), temp);
@@ -503,17 +486,13 @@ struct TwoTempsMainloop : Base {
       for (int i = 0; i < size(accum); ++i) accum(i) += temp(i);
       warpgroup_fence_operand(accum);
     };
-    // The stage of the k-tile before the latest back to the producer.
-    auto release = [&] {
-      pipeline.consumer_release(smem_pipe_release);
-      ++smem_pipe_release;
-    };
-    // The batch before the latest is done (at most one in flight): add temp in, its last k-tile
-    // being that batch, and release that k-tile's stage.
+    // The batch before the latest is done (at most one in flight): add it in and hand its stage
+    // back to the producer.
     auto retire = [&](auto& temp) {
       warpgroup_wait<1>();
       add_in(temp);
-      release();
+      pipeline.consumer_release(smem_pipe_release);
+      ++smem_pipe_release;
     };
     // The last batch: wait for it and add it in; its stage is mma_tail()'s to release.
     auto finish = [&](auto& temp) {
@@ -523,65 +502,23 @@ struct TwoTempsMainloop : Base {
 
     clear(accum);
     warpgroup_fence_operand(accum);
-    if constexpr (kTilesPerTemp == 1) {
-      issue(temp0, true);
-      int remaining = k_tile_count - 1;
-      // Two k-tiles an iteration, so that which temporary is which stays known at compile time
-      // (wgmma accumulators must be registers, not an indexed array).
-      CUTLASS_PRAGMA_NO_UNROLL
-      for (; remaining >= 2; remaining -= 2) {
-        issue(temp1, true);
-        retire(temp0);
-        issue(temp0, true);
-        retire(temp1);
-      }
-      if (remaining == 1) {
-        issue(temp1, true);
-        retire(temp0);
-        finish(temp1);
-      } else {
-        finish(temp0);
-      }
+    issue(temp0);
+    int remaining = k_tile_count - 1;
+    // Two k-tiles an iteration, so that which temporary is which stays known at compile time
+    // (wgmma accumulators must be registers, not an indexed array).
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (; remaining >= 2; remaining -= 2) {
+      issue(temp1);
+      retire(temp0);
+      issue(temp0);
+      retire(temp1);
+    }
+    if (remaining == 1) {
+      issue(temp1);
+      retire(temp0);
+      finish(temp1);
     } else {
-      // Groups of kTilesPerTemp k-tiles into one temporary (the last group shorter when they do
-      // not divide K). As above, at most two batches are in flight and each k-tile's stage goes
-      // back as soon as its wgmmas are done; a temporary is added in only when the first k-tile
-      // of the next group is queued behind its last.
-      int remaining = k_tile_count;
-      auto take = [&] {
-        const int tiles = remaining < kTilesPerTemp ? remaining : kTilesPerTemp;
-        remaining -= tiles;
-        return tiles;
-      };
-      // The rest of a group, after its first k-tile.
-      auto issue_rest = [&](auto& temp, int tiles) {
-        for (int t = 1; t < tiles; ++t) {
-          issue(temp, false);
-          warpgroup_wait<1>();
-          release();
-        }
-      };
-      issue(temp0, true);
-      issue_rest(temp0, take());
-      CUTLASS_PRAGMA_NO_UNROLL
-      while (true) {
-        if (remaining == 0) {
-          finish(temp0);
-          break;
-        }
-        int tiles = take();
-        issue(temp1, true);
-        retire(temp0);
-        issue_rest(temp1, tiles);
-        if (remaining == 0) {
-          finish(temp1);
-          break;
-        }
-        tiles = take();
-        issue(temp0, true);
-        retire(temp1);
-        issue_rest(temp0, tiles);
-      }
+      finish(temp0);
     }
     warpgroup_fence_operand(accum);
   }
@@ -626,13 +563,13 @@ struct Fp8GemmConfig {
   // The mainloop gets the shared memory the epilogue leaves: as many pipeline stages as fit.
   // CooperativeTwoTemps, PingpongTwoTemps: built as the fast-accumulation mainloop of that kernel,
   // with our consumer loop (above).
-  static constexpr int kTempTiles = kTwoTempsTiles<KernelSchedule>;
-  static constexpr bool kTwoTemps = kTempTiles > 0;
+  static constexpr bool kTwoTemps = std::is_same_v<KernelSchedule, CooperativeTwoTemps> ||
+                                    std::is_same_v<KernelSchedule, PingpongTwoTemps>;
   using BuiltSchedule = std::conditional_t<
-      !kTwoTemps, KernelSchedule,
+      std::is_same_v<KernelSchedule, CooperativeTwoTemps>,
+      cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
       std::conditional_t<std::is_same_v<KernelSchedule, PingpongTwoTemps>,
-                         cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum,
-                         cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum>>;
+                         cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum, KernelSchedule>>;
   using BuiltMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
       ElementAB, cutlass::layout::RowMajor, kAlignAB,
@@ -641,8 +578,7 @@ struct Fp8GemmConfig {
       cutlass::gemm::collective::StageCountAutoCarveout<
           static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
       BuiltSchedule>::CollectiveOp;
-  using CollectiveMainloop =
-      std::conditional_t<kTwoTemps, TwoTempsMainloop<BuiltMainloop, kTempTiles>, BuiltMainloop>;
+  using CollectiveMainloop = std::conditional_t<kTwoTemps, TwoTempsMainloop<BuiltMainloop>, BuiltMainloop>;
 
   using GemmKernel = cutlass::gemm::kernel::GemmUniversal<
       Shape<int, int, int, int>, CollectiveMainloop, CollectiveEpilogue, Scheduler>;
@@ -762,11 +698,10 @@ namespace epi = cutlass::epilogue;
 template <class TileShape, class ClusterShape, class Scheduler, bool kSwapAB>
 using Cooperative = Fp8GemmConfig<TileShape, ClusterShape, gemm::KernelTmaWarpSpecializedCooperative,
                                   epi::TmaWarpSpecializedCooperative, Scheduler, kSwapAB>;
-// Cooperative with two promotion temporaries (TwoTempsMainloop), persistent unless said, each
-// temporary added in after kTilesPerTemp k-tiles.
-template <class TileShape, class ClusterShape, class Scheduler = gemm::PersistentScheduler, int kTilesPerTemp = 1>
-using TwoTemps = Fp8GemmConfig<TileShape, ClusterShape, CooperativeTwoTemps<kTilesPerTemp>,
-                               epi::TmaWarpSpecializedCooperative, Scheduler, false>;
+// Cooperative with two promotion temporaries (TwoTempsMainloop), persistent unless said.
+template <class TileShape, class ClusterShape, class Scheduler = gemm::PersistentScheduler>
+using TwoTemps = Fp8GemmConfig<TileShape, ClusterShape, CooperativeTwoTemps, epi::TmaWarpSpecializedCooperative,
+                               Scheduler, false>;
 // Ping-pong runs only the persistent scheduler; one CTA a cluster unless said; CUTLASS's mainloop
 // unless Schedule is PingpongTwoTemps.
 template <class TileShape, bool kSwapAB, class ClusterShape = Shape<_1, _1, _1>,
@@ -865,16 +800,6 @@ using Config47 = PingPong<Shape<_64, _64, _128>, true, Shape<_2, _1, _1>, Pingpo
 //    every 256 of K as 10 does.
 using Config49 = TwoTemps<Shape<_128, _144, _128>, Shape<_2, _1, _1>>;
 using Config50 = Cooperative<Shape<_128, _144, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
-#elif KL_FP8_GEMM_SWEEP == 12
-// 54-56. 36 with each temporary carrying 2, 4 or 16 k-tiles before it is added in. 36 adds one
-//    every k-tile: 64 FADDs a consumer thread per 128 of K, a quarter of the ~500 cycles the
-//    k-tile's wgmmas take (2 x 128^3 FLOP at 1979 TFLOP/s / 132 SMs), issued beside them; at
-//    large M that is issue bandwidth and power the tensor cores could use. 53 (kernel 4 promoting
-//    every 2048 of K) gained from rarer promotion; these ask whether 36's tile does too, with the
-//    same registers (no third temporary). Error: as 10, 51 and 53 at the same intervals.
-using Config54 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, 2>;
-using Config55 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, 4>;
-using Config56 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, 16>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -954,10 +879,6 @@ auto with_config(int config, F&& f) {
 #elif KL_FP8_GEMM_SWEEP == 11
     case 49: return f(Config49{}, dependent_launch());
     case 50: return f(Config50{}, dependent_launch(promote(8)));
-#elif KL_FP8_GEMM_SWEEP == 12
-    case 54: return f(Config54{}, dependent_launch());
-    case 55: return f(Config55{}, dependent_launch());
-    case 56: return f(Config56{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
