@@ -152,6 +152,37 @@ def token_tile_candidates(m: int, n: int, k: int) -> list:
     return list(dict.fromkeys(out))
 
 
+def wide_candidates(m: int, n: int, k: int) -> list:
+    """The pick's tile twice as tall in weight rows (128 where the pick has 64), with the stages
+    that the programs an SM then holds have room for (small_candidates' wide neighbour keeps the
+    pick's stages less two: 2 at M = 128, N = 14336, where it ran 43 µs against the pick's 23 in
+    h200_session20, call 2), K whole or split in 2 or 4, 128- or 64-deep K steps. Half as many
+    reads of the token tile from L2: at M = 128 the pick's 64-row tiles read it twice per weight
+    byte."""
+    import triton
+    from solutions.fp8_gemm import (_num_sms, _programs_by_registers, _stages_that_fit, _with_launch_rule,
+                                    pick_config)
+    pick = pick_config(m, n, k)
+    if pick.variant != 5 or pick.block_n >= 128:
+        return []
+    sms = _num_sms(None if env.CPU_MODE else torch.cuda.current_device())
+    bn = 2 * pick.block_n
+    warps = 8 if bn * pick.block_m >= 128 * 128 else 4
+    every = pick.promote_every * pick.block_k  # K elements between promotions, kept
+    out = []
+    for split in (1, 2, 4):
+        programs = triton.cdiv(n, bn) * triton.cdiv(m, pick.block_m) * split
+        resident = min(triton.cdiv(programs, sms), _programs_by_registers(bn, pick.block_m, warps))
+        for bk in (128, 64):
+            if k // split < 4 * bk:
+                continue
+            out.append(_with_launch_rule(dataclasses.replace(
+                pick, block_n=bn, block_k=bk, num_warps=warps, split_k=split,
+                num_stages=max(2, _stages_that_fit(bn, pick.block_m, bk, resident)),
+                promote_every=max(1, every // bk))))
+    return out
+
+
 def load_baseline(path: str):
     """Another revision of solutions/fp8_gemm.py (a copy with a change undone, say), imported under
     its own name: its fp8_gemm_triton is timed beside this revision's pick, in the same run."""
@@ -178,6 +209,8 @@ def mode_candidates(mode: str, m: int, n: int, k: int, picked, quick: bool) -> l
     if mode == "promote":
         r = dataclasses.replace
         return list(dict.fromkeys([r(picked, promote_every=max(1, e // picked.block_k)) for e in (128, 512, 2048)]))
+    if mode == "wide":
+        return wide_candidates(m, n, k)
     if mode == "small":
         # M = 16 runs M = 1's kernels (the same 16-token tile): its pick and v4 suffice.
         return small_candidates(m, n, k)[: 1 if m == 16 else 4 if quick else None]
@@ -186,7 +219,7 @@ def mode_candidates(mode: str, m: int, n: int, k: int, picked, quick: bool) -> l
 
 # What each sweep mode times beside the pick (mode_candidates); "per_row" also gives the inputs
 # per-row and per-channel scales.
-MODES = ("all", "small", "per_row", "large", "promote", "stream_k", "pdl", "token_tiles")
+MODES = ("all", "small", "per_row", "large", "promote", "stream_k", "pdl", "token_tiles", "wide")
 
 
 def sweep(shapes, quick: bool, mode: str = "all", baseline=None) -> list[dict]:
@@ -302,6 +335,9 @@ def main() -> int:
                         "configuration promoting every K step, every 512 and every 2048 of K")
     p.add_argument("--token-tiles", action="store_true",
                    help="the decode goal's shapes at M = 64 and 128: the pick beside half-height token tiles, K not split")
+    p.add_argument("--wide", action="store_true",
+                   help="the decode goal's shapes at M = 64 and 128: the pick beside its tile twice as tall in "
+                        "weight rows, with the stages that fit")
     p.add_argument("--stream-k", action="store_true",
                    help="the decode goal's 24 shapes: the pick beside v6 (stream-K) configurations")
     p.add_argument("--pdl", action="store_true",
@@ -327,6 +363,8 @@ def main() -> int:
         rows = sweep(shapes or PREFILL, args.quick, "large", base)
     elif args.promote:
         rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, "promote", base)
+    elif args.wide:
+        rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, "wide", base)
     elif args.token_tiles:
         rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, "token_tiles", base)
     elif args.stream_k:

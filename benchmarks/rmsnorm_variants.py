@@ -125,6 +125,10 @@ def main():
     ap.add_argument("--small", action="store_true", help="M <= 256, timed in CUDA graphs")
     ap.add_argument("--cuda-from", help="folders (comma-separated), each with another rmsnorm.cu + "
                                         "rmsnorm_launch.cuh to time beside the reference")
+    ap.add_argument("--cuda-bounds", help="folders like --cuda-from whose kernels are not an rmsnorm (the same "
+                                          "loads and stores with a step left out): timed as bounds, unchecked")
+    ap.add_argument("--copy-bound", action="store_true",
+                    help="also time torch's copy of x (x.clone(): the bytes of the rmsnorm, no arithmetic)")
     ap.add_argument("--inductor-code", help="write the static-shape baseline's generated Triton code here")
     ap.add_argument("--only", help="comma-separated name prefixes of the implementations to time "
                                    "(e.g. \"ref cuda,cuda from,compile static\"); default: all")
@@ -146,6 +150,13 @@ def main():
         ref_fn = spec_module.rmsnorm_ref
     for folder in args.cuda_from.split(",") if args.cuda_from else ():
         impls[f"cuda from {folder}"] = cuda_build(folder, args.fused)
+    # Bounds: timed beside the rungs, their outputs not compared (they compute something else).
+    bounds = {f"bound from {folder}": cuda_build(folder, args.fused)
+              for folder in (args.cuda_bounds.split(",") if args.cuda_bounds else ())}
+    if args.copy_bound:
+        bounds["bound: torch copy"] = ((lambda x, r, w: (x.clone(), r.clone())) if args.fused
+                                       else (lambda x, w: x.clone()))
+    impls.update(bounds)
     impls.update({f"triton BLOCK_M={m} warps={w}": triton_plan(m, w, args.fused) for m, w in plans})
     # The plan with other cache hints on its loads of x and the residual (at few rows the plan's
     # are evict-first; at many rows none).
@@ -199,7 +210,8 @@ def main():
         for name, fn in impls.items():
             out = fn(*inputs)
             for o, r in zip(out if isinstance(out, tuple) else (out,), ref if isinstance(ref, tuple) else (ref,)):
-                compare(o, r, tol)
+                if name not in bounds:
+                    compare(o, r, tol)
             t, _, _ = time_fn(fn, sets, graph=args.small)
             rows.append({"impl": name, "shape": [m, n], "us": t.best_s * 1e6, "spread": t.spread,
                          "gbps": nbytes / t.best_s / 1e9, "graph": t.graph_median_s is not None})
