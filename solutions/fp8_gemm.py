@@ -893,6 +893,16 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
         # M = 64 0.72-1.12x against 0.72-1.10x.
         if cfg.block_m >= 64:
             cfg = dataclasses.replace(cfg, promote_every=max(1, _PROMOTE_K // cfg.block_k))
+        # 128-token tiles whose 128-row weight tiles cover 80-90% of the SMs (N = 14336: 112 on
+        # 132): those rather than the plan's 64-row ones (224, 1.7 a SM, each reading the whole
+        # token tile from L2: twice the weight's bytes), 8 warps and the stages one program has
+        # room for. Same run as torch._scaled_mm (H200, benchmarks/h200_session23, call 1):
+        # 128 x 14336 x 4096 19.5 µs against 22.6 (_scaled_mm 19.5). Where the wide tiles cover
+        # fewer SMs (N = 4096, 8192) they ran 25-40% slower, K split or not.
+        wide_tiles = triton.cdiv(n, 128) * triton.cdiv(m, cfg.block_m)
+        if cfg.block_m == 128 and cfg.block_n == 64 and cfg.split_k == 1 and wide_tiles >= 0.8 * sms:
+            cfg = dataclasses.replace(cfg, block_n=128, num_warps=8,
+                                      num_stages=max(2, _stages_that_fit(128, 128, cfg.block_k)))
         # Where the plan splits K (too few weight tiles for the SMs: N = 4096 at M = 64 and 128)
         # and the weight fits in half the L2, half-height token tiles with K whole instead: as many
         # programs, two reading each weight tile (the second from L2), no partial sums to add.
