@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Twenty-third H200 session, call 2: the Triton pick at M = 128 takes 128-row weight tiles where
 # they cover 80-90% of the SMs (N = 14336; call 1). Both rungs checked, then
-# `bench fp8_gemm --rungs triton cuda`, and chapter 02 executed on that bench.
+# `bench fp8_gemm --rungs triton cuda`, and chapter 02 executed on that bench. First, while the
+# CUTLASS library builds: rmsnorm at many rows with 512 threads of one pack a row (cand_13.patch)
+# beside the rung's 256 of two, the bounds of call 1 again, and torch's copy of x.
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl >/dev/null 2>&1
 export PYTHONPATH=/tmp/site
@@ -9,6 +11,9 @@ source benchmarks/h200_session10/lib.sh
 BACK=$OUT; OUT=/tmp/call2; mkdir -p $OUT
 python3 -c "from solutions import fp8_gemm as s; s._gemm_ops(); print('CUTLASS library built')" > $OUT/build_lib.txt 2>&1 &
 LIB=$!
+step rms_1pack 150 python3 benchmarks/rmsnorm_variants.py --only "ref triton,ref cuda,cuda from,bound" \
+  --cuda-from $C/cand_13 --cuda-bounds $C/cand_10 --copy-bound --shapes 4096x4096,16384x4096,4096x8192,16384x8192 \
+  --json $OUT/rms_1pack.json
 step check_triton 150 python3 -m grading check fp8_gemm --rung triton --solutions --no-speed --seed 2323
 wait $LIB
 step check_cuda 90 python3 -m grading check fp8_gemm --rung cuda --solutions --no-speed --seed 2323
@@ -19,4 +24,5 @@ cp $OUT/*.json $OUT/*.md $OUT/*.png $OUT/*.ipynb $BACK/ 2>/dev/null
 tar czf $BACK/logs.tgz -C $OUT $(cd $OUT && ls *.txt)
 tail -n 1 $OUT/build_lib.txt; grep -hE "cases pass|FAIL|pass" $OUT/check_cuda.txt $OUT/check_triton.txt | cut -c1-160 | head -6
 tail -n 1 $OUT/nb_ch02.txt
+grep -h "µs" $OUT/rms_1pack.txt | cut -c1-110
 python3 benchmarks/fp8_gemm_variants.py --summary $OUT | head -60
