@@ -183,6 +183,42 @@ def wide_candidates(m: int, n: int, k: int) -> list:
     return out
 
 
+def balance_candidates(m: int, n: int, k: int) -> list:
+    """v5 configurations whose work units (weight tiles x K slices) come out nearly even across
+    the SMs: the pick's 224 programs at 28672 x 8192 (M <= 16) are 1.7 a SM, so some SMs stream
+    twice the weight of others while the rest wait. Weight tiles of 32 (M <= 32), 64 or 128 rows,
+    K whole or split in 2 or 4, 128- or 256-deep K steps, each with the stages that the programs
+    an SM then holds have room for (small_candidates' split neighbour kept the pick's stages, so
+    fewer programs fit at once); only those whose units fill their last round of SMs to 94% or
+    more and keep 32 KB of weight in flight per SM, at most six, the fullest first."""
+    import triton
+    from solutions.fp8_gemm import (_num_sms, _programs_by_registers, _stages_that_fit, _with_launch_rule,
+                                    pick_config)
+    pick = pick_config(m, n, k)
+    if pick.variant != 5:
+        return []
+    sms = _num_sms(None if env.CPU_MODE else torch.cuda.current_device())
+    scored = []
+    for bn in ((32, 64, 128) if pick.block_m <= 32 else (64, 128)):
+        warps = 8 if bn * pick.block_m >= 128 * 128 else 4
+        for split in (1, 2, 4):
+            units = triton.cdiv(n, bn) * triton.cdiv(m, pick.block_m) * split
+            fill = units / (sms * triton.cdiv(units, sms))
+            resident = min(triton.cdiv(units, sms), _programs_by_registers(bn, pick.block_m, warps))
+            for bk in (128, 256):
+                if fill < 0.94 or k // split < 4 * bk:
+                    continue
+                stages = _stages_that_fit(bn, pick.block_m, bk, resident)
+                if stages < 2 or resident * (stages - 1) * bn * bk < 32 << 10:  # Little's law: ~32 KB a SM
+                    continue
+                cfg = _with_launch_rule(dataclasses.replace(
+                    pick, block_n=bn, block_k=bk, num_warps=warps, split_k=split, num_stages=stages,
+                    promote_every=max(1, pick.promote_every * pick.block_k // bk)))
+                if cfg != pick:
+                    scored.append((-fill, split, cfg.describe(), cfg))
+    return [c for *_, c in sorted(scored, key=lambda t: t[:3])][:6]
+
+
 def load_baseline(path: str):
     """Another revision of solutions/fp8_gemm.py (a copy with a change undone, say), imported under
     its own name: its fp8_gemm_triton is timed beside this revision's pick, in the same run."""
@@ -211,6 +247,8 @@ def mode_candidates(mode: str, m: int, n: int, k: int, picked, quick: bool) -> l
         return list(dict.fromkeys([r(picked, promote_every=max(1, e // picked.block_k)) for e in (128, 512, 2048)]))
     if mode == "wide":
         return wide_candidates(m, n, k)
+    if mode == "balance":
+        return balance_candidates(m, n, k)
     if mode == "small":
         # M = 16 runs M = 1's kernels (the same 16-token tile): its pick and v4 suffice.
         return small_candidates(m, n, k)[: 1 if m == 16 else 4 if quick else None]
@@ -219,7 +257,7 @@ def mode_candidates(mode: str, m: int, n: int, k: int, picked, quick: bool) -> l
 
 # What each sweep mode times beside the pick (mode_candidates); "per_row" also gives the inputs
 # per-row and per-channel scales.
-MODES = ("all", "small", "per_row", "large", "promote", "stream_k", "pdl", "token_tiles", "wide")
+MODES = ("all", "small", "per_row", "large", "promote", "stream_k", "pdl", "token_tiles", "wide", "balance")
 
 
 def sweep(shapes, quick: bool, mode: str = "all", baseline=None) -> list[dict]:
@@ -338,6 +376,9 @@ def main() -> int:
     p.add_argument("--wide", action="store_true",
                    help="the decode goal's shapes at M = 64 and 128: the pick beside its tile twice as tall in "
                         "weight rows, with the stages that fit")
+    p.add_argument("--balance", action="store_true",
+                   help="the decode goal's shapes: the pick beside configurations whose work units come out "
+                        "nearly even across the SMs, with the stages that fit")
     p.add_argument("--stream-k", action="store_true",
                    help="the decode goal's 24 shapes: the pick beside v6 (stream-K) configurations")
     p.add_argument("--pdl", action="store_true",
@@ -365,6 +406,8 @@ def main() -> int:
         rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, "promote", base)
     elif args.wide:
         rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, "wide", base)
+    elif args.balance:
+        rows = sweep(shapes or GOAL, args.quick, "balance", base)
     elif args.token_tiles:
         rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, "token_tiles", base)
     elif args.stream_k:
