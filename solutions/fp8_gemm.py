@@ -885,6 +885,15 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
         # 22.3 against 23.9 at 8192 x 8192, 71.1 against 73.0 at 28672 x 8192). Plain loads, then.)
         if cfg.block_n == 32:
             cfg = dataclasses.replace(cfg, block_n=64, num_stages=max(2, cfg.num_stages - 2), split_k=1)
+        # 16-token tiles whose weight tiles leave half the SMs idle (N = 4096: 64) over a long K
+        # (14336): K split in two after all, 128-deep steps, the stages one program per SM has
+        # room for, a promotion every 256 of K as before. Same run as torch._scaled_mm (H200,
+        # benchmarks/h200_session23, call 3): 1 x 4096 x 14336 16.9 µs against 17.6 (_scaled_mm
+        # 19.0; 17.0 with 256-deep steps). Not timed at K = 4096, which keeps K whole.
+        if cfg.block_m == 16 and cfg.split_k == 1 and 2 * triton.cdiv(n, cfg.block_n) <= sms and k >= 8192:
+            cfg = dataclasses.replace(cfg, split_k=2, block_k=128,
+                                      num_stages=max(2, _stages_that_fit(cfg.block_n, cfg.block_m, 128)),
+                                      promote_every=max(1, cfg.promote_every * cfg.block_k // 128))
         # From 64-token tiles on, the tensor cores' time nears the weight's (128 x 8192 x 8192:
         # 11.8 µs of fp8 math at the roof against 15.8 of weight bytes), and a promotion every K
         # step drains their pipe each time: promote every 1024 of K (every 2048 at large M, below).

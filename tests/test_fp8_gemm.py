@@ -241,6 +241,9 @@ def test_small_m_pick_is_the_plan_with_the_measured_corrections(m):
             want = _v4_config(m)
         elif want.block_n == 32:
             want = dataclasses.replace(want, block_n=64, num_stages=want.num_stages - 2, split_k=1)
+            if k >= 8192:  # 64 tiles of 4096 rows over a long K: split in two after all
+                want = dataclasses.replace(want, split_k=2, block_k=128, num_stages=8,
+                                           promote_every=want.promote_every * want.block_k // 128)
         if want.variant == 5 and want.block_m >= 64:  # promotion every 1024 of K
             want = dataclasses.replace(want, promote_every=1024 // want.block_k)
             if want.block_m == 128 and want.block_n == 64 and want.split_k == 1 and -(-n // 128) >= 0.8 * 132:
@@ -261,6 +264,11 @@ def test_small_m_pick_at_the_shapes_the_sweep_decided():
     assert _streaming_config(128, 28672, 8192, sms=132).block_k == 128
     assert all(pick_config(m, 28672, 8192, sms=132).variant == 5 for m in (1, 16, 64, 128))
     assert pick_config(16, 28672, 8192, sms=132).block_k == 128
+    # N = 4096 at M <= 16 over K = 14336: 64 weight tiles, K split in two in 128-deep steps.
+    long_k = pick_config(1, 4096, 14336, sms=132)
+    assert (long_k.block_n, long_k.split_k, long_k.block_k, long_k.num_stages) == (64, 2, 128, 8), long_k
+    assert long_k.promote_every * long_k.block_k == 256, long_k
+    assert pick_config(1, 4096, 4096, sms=132).split_k == 1
     # 128 x 14336: 112 tiles of 128 weight rows (85% of the SMs) rather than 224 of 64.
     wide = pick_config(128, 14336, 4096, sms=132)
     assert (wide.block_n, wide.num_warps, wide.num_stages, wide.split_k) == (128, 8, 5, 1), wide
