@@ -907,7 +907,8 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
         # token tile from L2: twice the weight's bytes), 8 warps and the stages one program has
         # room for. Same run as torch._scaled_mm (H200, benchmarks/h200_session23, call 1):
         # 128 x 14336 x 4096 19.5 µs against 22.6 (_scaled_mm 19.5). Where the wide tiles cover
-        # fewer SMs (N = 4096, 8192) they ran 25-40% slower, K split or not.
+        # fewer SMs (N = 4096, 8192) they ran slower: by 1-31% with their best K split, 34-103%
+        # without.
         wide_tiles = triton.cdiv(n, 128) * triton.cdiv(m, cfg.block_m)
         if cfg.block_m == 128 and cfg.block_n == 64 and cfg.split_k == 1 and wide_tiles >= 0.8 * sms:
             cfg = dataclasses.replace(cfg, block_n=128, num_warps=8,
