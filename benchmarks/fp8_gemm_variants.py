@@ -152,6 +152,17 @@ def token_tile_candidates(m: int, n: int, k: int) -> list:
     return list(dict.fromkeys(out))
 
 
+def fair_stages(programs: int, block_n: int, block_m: int, block_k: int, num_warps: int, sms: int) -> tuple[int, int]:
+    """(programs one SM holds at once, the stages each of them has room for) for a v5 grid of
+    `programs`: as many as the grid gives an SM, at most as many as its registers hold. A
+    neighbour timed with the pick's stages instead can leave its programs two rounds where they
+    fit in one (the wide neighbour in h200_session20, call 2: 2 stages, 43 µs against 19.5)."""
+    import triton
+    from solutions.fp8_gemm import _programs_by_registers, _stages_that_fit
+    resident = min(triton.cdiv(programs, sms), _programs_by_registers(block_n, block_m, num_warps))
+    return resident, _stages_that_fit(block_n, block_m, block_k, resident)
+
+
 def wide_candidates(m: int, n: int, k: int) -> list:
     """The pick's tile twice as tall in weight rows (128 where the pick has 64), with the stages
     that the programs an SM then holds have room for (small_candidates' wide neighbour keeps the
@@ -160,8 +171,7 @@ def wide_candidates(m: int, n: int, k: int) -> list:
     reads of the token tile from L2: at M = 128 the pick's 64-row tiles read it twice per weight
     byte."""
     import triton
-    from solutions.fp8_gemm import (_num_sms, _programs_by_registers, _stages_that_fit, _with_launch_rule,
-                                    pick_config)
+    from solutions.fp8_gemm import _num_sms, _with_launch_rule, pick_config
     pick = pick_config(m, n, k)
     if pick.variant != 5 or pick.block_n >= 128:
         return []
@@ -172,13 +182,12 @@ def wide_candidates(m: int, n: int, k: int) -> list:
     out = []
     for split in (1, 2, 4):
         programs = triton.cdiv(n, bn) * triton.cdiv(m, pick.block_m) * split
-        resident = min(triton.cdiv(programs, sms), _programs_by_registers(bn, pick.block_m, warps))
         for bk in (128, 64):
             if k // split < 4 * bk:
                 continue
+            _, stages = fair_stages(programs, bn, pick.block_m, bk, warps, sms)
             out.append(_with_launch_rule(dataclasses.replace(
-                pick, block_n=bn, block_k=bk, num_warps=warps, split_k=split,
-                num_stages=max(2, _stages_that_fit(bn, pick.block_m, bk, resident)),
+                pick, block_n=bn, block_k=bk, num_warps=warps, split_k=split, num_stages=max(2, stages),
                 promote_every=max(1, every // bk))))
     return out
 
@@ -192,8 +201,7 @@ def balance_candidates(m: int, n: int, k: int) -> list:
     fewer programs fit at once); only those whose units fill their last round of SMs to 94% or
     more and keep 32 KB of weight in flight per SM, at most six, the fullest first."""
     import triton
-    from solutions.fp8_gemm import (_num_sms, _programs_by_registers, _stages_that_fit, _with_launch_rule,
-                                    pick_config)
+    from solutions.fp8_gemm import _num_sms, _with_launch_rule, pick_config
     pick = pick_config(m, n, k)
     if pick.variant != 5:
         return []
@@ -204,11 +212,10 @@ def balance_candidates(m: int, n: int, k: int) -> list:
         for split in (1, 2, 4):
             units = triton.cdiv(n, bn) * triton.cdiv(m, pick.block_m) * split
             fill = units / (sms * triton.cdiv(units, sms))
-            resident = min(triton.cdiv(units, sms), _programs_by_registers(bn, pick.block_m, warps))
             for bk in (128, 256):
                 if fill < 0.94 or k // split < 4 * bk:
                     continue
-                stages = _stages_that_fit(bn, pick.block_m, bk, resident)
+                resident, stages = fair_stages(units, bn, pick.block_m, bk, warps, sms)
                 if stages < 2 or resident * (stages - 1) * bn * bk < 32 << 10:  # Little's law: ~32 KB a SM
                     continue
                 cfg = _with_launch_rule(dataclasses.replace(
