@@ -88,7 +88,7 @@ def small_candidates(m: int, n: int, k: int) -> list:
     First v4, the kernel v5 replaces. The v5 candidates launch with dependent launch, as the pick
     does. About 80 kernels to compile in all, most of the ~3 minutes of `--small`; with `--quick`,
     the first four."""
-    from solutions.fp8_gemm import _num_sms, _streaming_config, _v4_config, _with_launch_rule, pick_config
+    from solutions.fp8_gemm import _num_sms, _streaming_config, _v4_config, _warps_for, _with_launch_rule, pick_config
     pick = pick_config(m, n, k)
     if pick.variant != 5:  # v4 where the plan was measured slower: the plan's tile
         pick = _streaming_config(m, n, k, _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
@@ -100,7 +100,7 @@ def small_candidates(m: int, n: int, k: int) -> list:
         out.append(r(pick, block_n=pick.block_n // 2))
     if pick.block_n < 128:
         wide = r(pick, block_n=2 * pick.block_n, num_stages=max(2, pick.num_stages - 2),
-                 num_warps=8 if 2 * pick.block_n * pick.block_m >= 128 * 128 else 4)
+                 num_warps=_warps_for(2 * pick.block_n, pick.block_m))
         out += [wide, r(wide, split_k=2 * max(1, pick.split_k))]
     out.append(r(pick, split_k=2 * max(1, pick.split_k)))
     every = pick.promote_every * pick.block_k  # K elements between promotions, kept
@@ -117,7 +117,7 @@ def stream_k_candidates(m: int, n: int, k: int) -> list:
     """v6 (stream-K, one program per SM) beside the pick: the pick's tile dealt out stream-K as
     it is, then with the stages one program per SM has room for (the v5 plan counts the shared
     memory of every program resident at once), with TMA, with a 128-deep K step, and 128 wide."""
-    from solutions.fp8_gemm import _num_sms, _stages_that_fit, _streaming_config, pick_config
+    from solutions.fp8_gemm import _num_sms, _stages_that_fit, _streaming_config, _warps_for, pick_config
     pick = pick_config(m, n, k)
     if pick.variant != 5:  # v4 where the plan was measured slower: the plan's tile
         pick = _streaming_config(m, n, k, _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
@@ -129,7 +129,7 @@ def stream_k_candidates(m: int, n: int, k: int) -> list:
         return r(cfg, block_k=bk, num_stages=_stages_that_fit(cfg.block_n, cfg.block_m, bk), promote_every=every)
     out = [v6, roomy(v6, v6.block_k), r(roomy(v6, v6.block_k), tma=True), roomy(v6, 128)]
     if v6.block_n < 128:  # wider tiles: a read from L2 half as often, now that tiles need not fill the SMs
-        out.append(r(roomy(r(v6, block_n=128, num_warps=8 if v6.block_m >= 128 else 4), 128), tma=True))
+        out.append(r(roomy(r(v6, block_n=128, num_warps=_warps_for(128, v6.block_m)), 128), tma=True))
     return list(dict.fromkeys(out))
 
 
@@ -171,13 +171,13 @@ def wide_candidates(m: int, n: int, k: int) -> list:
     reads of the token tile from L2: at M = 128 the pick's 64-row tiles read it twice per weight
     byte."""
     import triton
-    from solutions.fp8_gemm import _num_sms, _with_launch_rule, pick_config
+    from solutions.fp8_gemm import _num_sms, _warps_for, _with_launch_rule, pick_config
     pick = pick_config(m, n, k)
     if pick.variant != 5 or pick.block_n >= 128:
         return []
     sms = _num_sms(None if env.CPU_MODE else torch.cuda.current_device())
     bn = 2 * pick.block_n
-    warps = 8 if bn * pick.block_m >= 128 * 128 else 4
+    warps = _warps_for(bn, pick.block_m)
     every = pick.promote_every * pick.block_k  # K elements between promotions, kept
     out = []
     for split in (1, 2, 4):
@@ -201,14 +201,14 @@ def balance_candidates(m: int, n: int, k: int) -> list:
     fewer programs fit at once); only those whose units fill their last round of SMs to 94% or
     more and keep 32 KB of weight in flight per SM, at most six, the fullest first."""
     import triton
-    from solutions.fp8_gemm import _num_sms, _with_launch_rule, pick_config
+    from solutions.fp8_gemm import _num_sms, _warps_for, _with_launch_rule, pick_config
     pick = pick_config(m, n, k)
     if pick.variant != 5:
         return []
     sms = _num_sms(None if env.CPU_MODE else torch.cuda.current_device())
     scored = []
     for bn in ((32, 64, 128) if pick.block_m <= 32 else (64, 128)):
-        warps = 8 if bn * pick.block_m >= 128 * 128 else 4
+        warps = _warps_for(bn, pick.block_m)
         for split in (1, 2, 4):
             units = triton.cdiv(n, bn) * triton.cdiv(m, pick.block_m) * split
             fill = units / (sms * triton.cdiv(units, sms))
@@ -265,6 +265,10 @@ def mode_candidates(mode: str, m: int, n: int, k: int, picked, quick: bool) -> l
 # What each sweep mode times beside the pick (mode_candidates); "per_row" also gives the inputs
 # per-row and per-channel scales.
 MODES = ("all", "small", "per_row", "large", "promote", "stream_k", "pdl", "token_tiles", "wide", "balance")
+# The shapes each mode sweeps unless --shapes says otherwise.
+_DECODE_64_128 = [s for s in GOAL if s[0] in (64, 128)]
+MODE_SHAPES = {"all": SMALL + LARGE, "small": GOAL, "per_row": GOAL_ROW, "large": PREFILL, "promote": _DECODE_64_128,
+               "stream_k": GOAL, "pdl": GOAL, "token_tiles": _DECODE_64_128, "wide": _DECODE_64_128, "balance": GOAL}
 
 
 def sweep(shapes, quick: bool, mode: str = "all", baseline=None) -> list[dict]:
@@ -407,25 +411,12 @@ def main() -> int:
     roofs = hardware.roofs(gpu, hardware.load_ceilings() or hardware.committed_ceilings(gpu.key))
     shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")] if args.shapes else None
     base = load_baseline(args.baseline) if args.baseline else None
-    if args.large:
-        rows = sweep(shapes or PREFILL, args.quick, "large", base)
-    elif args.promote:
-        rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, "promote", base)
-    elif args.wide:
-        rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, "wide", base)
-    elif args.balance:
-        rows = sweep(shapes or GOAL, args.quick, "balance", base)
-    elif args.token_tiles:
-        rows = sweep(shapes or [s for s in GOAL if s[0] in (64, 128)], args.quick, "token_tiles", base)
-    elif args.stream_k:
-        rows = sweep(shapes or GOAL, args.quick, "stream_k", base)
-    elif args.pdl:
-        rows = sweep(shapes or GOAL, args.quick, "pdl", base)
-    elif args.small:
-        rows = sweep(shapes or GOAL, args.quick, "small", base)
-        rows += sweep(GOAL_ROW, args.quick, "per_row") if not shapes else []
-    else:
-        rows = sweep(shapes or SMALL + LARGE, args.quick, "all", base)
+    # The first mode flag given, in this order; none: "all".
+    mode = next((m for m in ("large", "promote", "wide", "balance", "token_tiles", "stream_k", "pdl", "small")
+                 if getattr(args, m)), "all")
+    rows = sweep(shapes or MODE_SHAPES[mode], args.quick, mode, base)
+    if mode == "small" and not shapes:
+        rows += sweep(GOAL_ROW, args.quick, "per_row")
     if args.json:
         Path(args.json).write_text(json.dumps({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
                                                "triton": __import__("triton").__version__, "rows": rows}, indent=1))

@@ -762,6 +762,11 @@ def _stream_split(tiles: int, k: int, block_k: int, sms: int) -> int:
     return max(1, min(1 << (want.bit_length() - 1), k // (4 * block_k)))
 
 
+def _warps_for(block_n: int, block_m: int) -> int:
+    """v5/v6 warps for a tile: 8 (two warpgroups) from 128 x 128 on, 4 below."""
+    return 8 if block_n * block_m >= 128 * 128 else 4
+
+
 def _programs_by_registers(block_n: int, block_m: int, num_warps: int) -> int:
     """Programs of a v5/v6 tile that one SM's 64K registers hold: per thread, the fp32
     accumulator and the promoted sum (2 × BLOCK_N × BLOCK_M / threads) and about 40 more
@@ -830,7 +835,7 @@ def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
     m_tiles = triton.cdiv(m, bm)
     bn = next((w for w in widths if triton.cdiv(n, w) * m_tiles >= 0.9 * sms), widths[-1])
     tiles = triton.cdiv(n, bn) * m_tiles
-    warps = 8 if bn * bm >= 128 * 128 else 4
+    warps = _warps_for(bn, bm)
     plans = []  # (bytes of b in flight per SM, BLOCK_K, stages, split)
     for bk in (256, 128, 64):
         split = _stream_split(tiles, k, bk, sms)
@@ -911,7 +916,7 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
         # without.
         wide_tiles = triton.cdiv(n, 128) * triton.cdiv(m, cfg.block_m)
         if cfg.block_m == 128 and cfg.block_n == 64 and cfg.split_k == 1 and wide_tiles >= 0.8 * sms:
-            cfg = dataclasses.replace(cfg, block_n=128, num_warps=8,
+            cfg = dataclasses.replace(cfg, block_n=128, num_warps=_warps_for(128, cfg.block_m),
                                       num_stages=max(2, _stages_that_fit(128, 128, cfg.block_k)))
         # Where the plan splits K (too few weight tiles for the SMs: N = 4096 at M = 64 and 128)
         # and the weight fits in half the L2, half-height token tiles with K whole instead: as many
