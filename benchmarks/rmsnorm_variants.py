@@ -2,7 +2,7 @@
 bench's baseline, and static shapes).
 
     python benchmarks/rmsnorm_variants.py [--json PATH] [--fused] [--small] [--cuda-from DIR[,DIR...]]
-                                          [--inductor-code PATH] [--only PREFIXES]
+                                          [--inductor-code PATH] [--only PREFIXES] [--two-pass]
 
 At N = 8192 the static-shape torch.compile baseline (Inductor autotunes its persistent reduction
 per shape) ran 4% ahead of the reference Triton plan (BLOCK_M = 1, 16 warps) in the H200 bench
@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anyw
 import grading  # noqa: E402,F401  (first: without a GPU it switches Triton to its interpreter)
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
+from grading import env  # noqa: E402
 from grading.check import compare  # noqa: E402
 from grading.spec import DEFAULT_TOLERANCES  # noqa: E402
 from grading.specs import rmsnorm as spec_module  # noqa: E402
@@ -83,6 +84,50 @@ def h_store_kernel(x_ptr, r_ptr, w_ptr, y_ptr, h_ptr, n_rows, n_cols, eps,
         tl.store(y_ptr + rows * n_cols + c, (h * rstd * w).to(y_ptr.dtype.element_ty), m)
 
 
+# Two passes at many rows (--two-pass), as Inductor's static-shape kernel does at N = 8192 (its
+# looped reduction: the row read for the sum of squares with evict_last, then again for y), which
+# ran 2-4% ahead of both one-pass rungs at 4096-32768 x 8192 (benchmarks/rmsnorm_bench.md):
+# (chunk, warps), each with the eviction policies of TWO_PASS_HINTS.
+TWO_PASS = [(1024, 4), (2048, 4), (2048, 8), (4096, 8), (4096, 16)]
+# (first pass, second pass): "" = none.
+TWO_PASS_HINTS = [("", ""), ("evict_last", ""), ("evict_last", "evict_first")]
+
+
+@triton.jit
+def two_pass_kernel(x_ptr, w_ptr, y_ptr, n_cols, eps, CHUNK: tl.constexpr, EVICT1: tl.constexpr,
+                    EVICT2: tl.constexpr, PDL: tl.constexpr = False):
+    # A row per program, the reference kernel's two-pass path (rmsnorm only) with eviction
+    # policies on its two reads of x.
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, CHUNK)
+    x_row = x_ptr + row * n_cols
+    y_row = y_ptr + row * n_cols
+    acc = tl.zeros([CHUNK], dtype=tl.float32)
+    for start in range(0, n_cols, CHUNK):
+        c = start + cols
+        v = tl.load(x_row + c, mask=c < n_cols, other=0.0, eviction_policy=EVICT1).to(tl.float32)
+        acc += v * v
+    rstd = tl.rsqrt(tl.sum(acc, axis=0) / n_cols + eps)
+    for start in range(0, n_cols, CHUNK):
+        c = start + cols
+        v = tl.load(x_row + c, mask=c < n_cols, other=0.0, eviction_policy=EVICT2).to(tl.float32)
+        w = tl.load(w_ptr + c, mask=c < n_cols, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        tl.store(y_row + c, (v * rstd * w).to(y_ptr.dtype.element_ty), mask=c < n_cols)
+
+
+def two_pass_plan(chunk, warps, evict1, evict2):
+    def fn(x, w):
+        y = torch.empty_like(x)
+        m, n = x.shape
+        two_pass_kernel[(m,)](x, w, y, n, 1e-6, CHUNK=chunk, EVICT1=evict1, EVICT2=evict2, num_warps=warps,
+                              **env.pdl_launch(x.device))
+        return y
+    return fn
+
+
 def h_store_plan(block_m, chunk, warps):
     def fn(x, r, w):
         y, h = torch.empty_like(x), torch.empty_like(x)
@@ -129,6 +174,8 @@ def main():
                                           "loads and stores with a step left out): timed as bounds, unchecked")
     ap.add_argument("--copy-bound", action="store_true",
                     help="also time torch's copy of x (x.clone(): the bytes of the rmsnorm, no arithmetic)")
+    ap.add_argument("--two-pass", action="store_true",
+                    help="also time two-pass Triton plans with eviction policies (rmsnorm, many rows)")
     ap.add_argument("--inductor-code", help="write the static-shape baseline's generated Triton code here")
     ap.add_argument("--only", help="comma-separated name prefixes of the implementations to time "
                                    "(e.g. \"ref cuda,cuda from,compile static\"); default: all")
@@ -179,6 +226,9 @@ def main():
         # plan otherwise (up to 5% slower on an H200: benchmarks/h200_session15, call 4).
         impls["triton few-row switches"] = triton_plan(None, None, args.fused, row_hints=("", "evict_first"),
                                                        exact=True, w_early=True)
+    if args.two_pass and not args.fused:
+        impls.update({f"triton 2 passes chunk={c} warps={w} {e1 or '-'} {e2 or '-'}": two_pass_plan(c, w, e1, e2)
+                      for c, w in TWO_PASS for e1, e2 in TWO_PASS_HINTS})
     # The plan without programmatic dependent launch (on in the plan on sm_90+ since
     # h200_session16, call 1, which timed it as "triton PDL" beside the plan without it).
     impls["triton without PDL"] = triton_plan(None, None, args.fused, pdl=False)
