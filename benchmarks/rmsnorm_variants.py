@@ -50,8 +50,9 @@ SMALL_TWO_PASS = [(1024, 4), (1024, 8), (2048, 8), (2048, 16), (4096, 16)]
 # (the CUDA rung's, 0.15-0.25 µs faster at 64-256 rows: h200_session13, call 4); ".cg" (L2
 # only, LDG.E.128.STRONG.GPU) and "evict_first" (LDG.E.EF.128 on sm_90, the plan's at few rows
 # since h200_session14, call 2) are its nearest. Triton 3.6 refuses ".cs" on a load, and ptxas
-# the two together. ("", ""): plain.
-SMALL_ROW_HINTS = [("", ""), (".cg", ""), ("", "evict_first")]
+# the two together. "evict_last": Inductor's policy for the first of its two reads at N = 8192
+# (on sm_90 L1::evict_last with an L2 evict-last policy). ("", ""): plain.
+SMALL_ROW_HINTS = [("", ""), (".cg", ""), ("", "evict_first"), ("", "evict_last")]
 # Inductor's own structure for fused_add_rmsnorm (h_store_kernel below): (rows, chunk, warps).
 SMALL_H_STORE = [(1, 1024, 4), (1, 2048, 8), (1, 2048, 16), (1, 4096, 16), (2, 1024, 8), (2, 2048, 8), (4, 512, 4), (4, 1024, 8)]
 
