@@ -104,14 +104,31 @@ class RowSums {
 // (benchmarks/h200_session13, calls 3 and 4): rmsnorm 0.15-0.2 µs faster at 256 x 4096,
 // 64 x 8192 and 256 x 8192, the fused kernel 0.2-0.25 µs faster at 64-256 rows, and at 1-16 rows
 // within what moves between runs. With many rows the same loads ran 5% slower (16384 x 4096:
-// 70.2 µs against 66.5), so those kernels keep ordinary loads.
-template <bool kNoL1, typename P>
+// 70.2 µs against 66.5), so those kernels do not read this way.
+//
+// kEvictLast: loaded with L1 and L2 evict-last policies (createpolicy makes the L2 one), the load
+// Triton emits for eviction_policy="evict_last" on sm_90. rmsnorm's many-rows kernels read x this
+// way (the fused kernel's loads stay ordinary: not measured with it). On an H200, beside the same kernel with ordinary loads in one run (benchmarks/h200_session24,
+// call 2): 16384 x 4096 64.3 µs against 66.2, 32768 x 4096 125.6 against 130.9, 4096 x 8192 33.3
+// against 33.9, 16384 x 8192 125.3 against 129.9, 32768 x 8192 248.7 against 257.4 (torch's copy
+// of x: 63.1, 126.6, 32.3, 126.9, 254.5; Inductor's kernel at N = 8192: 33.3, 125.2, 248.4), and
+// 4096 x 4096 18.9 against 18.7. Reading x again after the reduction instead of holding it
+// (Inductor's two passes) gained nothing beside the policy, and nothing without it.
+template <bool kNoL1, bool kEvictLast, typename P>
 __device__ __forceinline__ P load_row_pack(const P* p) {
-  if constexpr (kNoL1 && sizeof(P) == 16) {
+  if constexpr ((kNoL1 || kEvictLast) && sizeof(P) == 16) {
     uint4 r;
-    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-        : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-        : "l"(p));
+    if constexpr (kNoL1) {
+      asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+          : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+          : "l"(p));
+    } else {
+      uint64_t policy;
+      asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+      asm("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+          : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+          : "l"(p), "l"(policy));
+    }
     P out;
     *reinterpret_cast<uint4*>(&out) = r;
     return out;
@@ -153,8 +170,10 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
   const int row_in_block = kBlockRow ? 0 : static_cast<int>(threadIdx.x) >> shift;
   __shared__ float warp_sums[64];
   RowSums row_sum(warp_sums);
-  // The few-rows block-row kernels (the weight loaded early) read x and the residual past L1.
+  // The few-rows block-row kernels (the weight loaded early) read x and the residual past L1;
+  // rmsnorm's many-rows block-row kernels read x with evict-last policies (load_row_pack).
   constexpr bool kNoL1 = kBlockRow && kWeightEarly;
+  constexpr bool kEvictLast = kBlockRow && !kWeightEarly && !kAdd;
   // Launched with programmatic dependent launch (kDependentLaunch): the index math above ran
   // while the previous kernel finished; its writes are visible from here on.
   kl_wait_previous_grid();
@@ -180,7 +199,7 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
 #pragma unroll
     for (int k = 0; k < PACKS; ++k) {
       const int p = lane + k * threads_per_row;
-      if (kExact || (active && p < n_packs)) v[k] = load_row_pack<kNoL1>(xp + p);
+      if (kExact || (active && p < n_packs)) v[k] = load_row_pack<kNoL1, kEvictLast>(xp + p);
     }
     // The weight. kWeightEarly (the launcher's plan for rows <= kFewRows, and for short rows of
     // 1-2 packs): loaded now, with the row, into registers held across the reduction; at few rows
@@ -202,7 +221,7 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
 #pragma unroll
       for (int k = 0; k < PACKS; ++k) {
         const int p = lane + k * threads_per_row;
-        if (kExact || (active && p < n_packs)) r[k] = load_row_pack<kNoL1>(rp + p);
+        if (kExact || (active && p < n_packs)) r[k] = load_row_pack<kNoL1, kEvictLast>(rp + p);
       }
       // h = x + residual rounded to T: it is an output, and y is the norm of this rounded h.
 #pragma unroll

@@ -135,6 +135,9 @@ def _rmsnorm_kernel(
     # The weight loaded with the row, before the reduction, and held across it (as the CUDA
     # rung's kWeightEarly); otherwise after it, from L2 by then at many rows.
     W_EARLY: tl.constexpr = False,
+    # Eviction policy of the two-pass path's first read of x and the residual ("" = none): the
+    # launcher's "evict_last" at many rows, so that the second read finds the row in L2.
+    FIRST_EVICT: tl.constexpr = "",
     # Programmatic dependent launch (sm_90+, launched with launch_pdl=True): this grid may be
     # scheduled while the previous kernel on the stream finishes. Every program waits for that
     # kernel's memory (gdc_wait) before its first load, then lets the next grid be scheduled.
@@ -186,9 +189,9 @@ def _rmsnorm_kernel(
         for start in range(0, n_cols, BLOCK_N):
             c = start + cols
             mask = row_mask & (c[None, :] < n_cols)
-            v = tl.load(x_rows + c[None, :], mask=mask, other=0.0).to(tl.float32)
+            v = tl.load(x_rows + c[None, :], mask=mask, other=0.0, eviction_policy=FIRST_EVICT).to(tl.float32)
             if HAS_RESIDUAL:
-                r = tl.load(r_rows + c[None, :], mask=mask, other=0.0).to(tl.float32)
+                r = tl.load(r_rows + c[None, :], mask=mask, other=0.0, eviction_policy=FIRST_EVICT).to(tl.float32)
                 h = (v + r).to(h_ptr.dtype.element_ty)
                 tl.store(h_rows + c[None, :], h, mask=mask)
                 v = h.to(tl.float32)
@@ -221,6 +224,9 @@ _ONE_PASS_BYTES = 32 * 1024
 _TILE = 4096
 # Chunk of the two-pass path: 16 KB of row per iteration.
 _CHUNK_BYTES = 16 * 1024
+# Shortest (padded) row read with an L2 evict-last policy at many rows (see _launch): 8 KB,
+# N = 4096 bf16; from twice that, in two passes. Shorter rows were not measured with it.
+_POLICY_MIN_ROW_BYTES = 8 * 1024
 
 
 @functools.cache
@@ -247,7 +253,27 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
     r2 = rows_view(residual, "residual") if residual is not None else x2
     rows = x2.shape[0]
     itemsize = x.element_size()
+    few_rows = rows <= 4 * _num_sms(x.device.index)
     one_pass = chunk is None and triton.next_power_of_2(n) * itemsize <= _ONE_PASS_BYTES
+    # Many rows of rmsnorm: x is read with an L2 evict-last policy (on sm_90 Triton's
+    # eviction_policy="evict_last" is L1::evict_last with that policy). Rows of 16 KB and more
+    # take two passes after all, the first read with that policy so that the second finds the row
+    # in L2, in two chunks of one 16-byte load per thread each: Inductor's kernel at N = 8192
+    # (static shapes), which ran 2-4% ahead of the one-pass plan there. Same run on an H200
+    # (benchmarks/h200_session24, call 2), against the plan before: 16384 x 8192 126.4 µs against
+    # 131.7, 32768 x 8192 249.2 against 260.9, 4096 x 8192 34.7 against 35.2 (the one-pass kernel
+    # with the policy: 132.1, 261.4, 35.8); rows of 8 KB keep one pass, with the policy:
+    # 16384 x 4096 64.3 against 66.0, 32768 x 4096 125.7 against 130.0, 4096 x 4096 19.2 against
+    # 19.2 (two passes: 64.9, 126.5, 19.9). torch's copy of x: 127.0, 254.5, 32.3, 63.1, 126.6 and
+    # 18.3 µs. Two passes without the policy ran 4-9% slower than with it (call 1).
+    many_rows_policy = chunk is None and residual is None and one_pass and not few_rows and row_hints is None
+    row_bytes = triton.next_power_of_2(n) * itemsize
+    two_pass_many = many_rows_policy and row_bytes >= 2 * _POLICY_MIN_ROW_BYTES
+    if two_pass_many:
+        one_pass, chunk = False, triton.next_power_of_2(n) // 2
+        num_warps = num_warps or min(16, chunk * itemsize // 512)
+    elif many_rows_policy and row_bytes >= _POLICY_MIN_ROW_BYTES:
+        row_hints = ("", "evict_last")
     block_n = triton.next_power_of_2(n) if one_pass else chunk or _CHUNK_BYTES // itemsize
     # Rows per program: enough to fill a _TILE when rows are short (N = 128: 32 rows), but never
     # so many that fewer than ~4 programs per SM remain (M = 64, N = 128: one row each, 64
@@ -261,7 +287,6 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
     # (H200, one run: 16 x 4096 1.72 µs at 16 warps against 1.87 at 8; 256 x 4096 3.06 against
     # 3.14; benchmarks/h200_session5/rms_small.txt). With many rows, 8 warps ran ahead (4096 x
     # 4096: 20.5 against 21.8 µs, h200_session3/rmsnorm_variants.txt).
-    few_rows = rows <= 4 * _num_sms(x.device.index)
     per_warp = 512 if few_rows else 1024
     num_warps = num_warps or min(16, max(1, triton.next_power_of_2(block_m * block_n * itemsize // per_warp)))
     # Few rows: x and the residual are loaded with L1's evict-first policy (LDG.E.EF), as
@@ -288,6 +313,7 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
         HAS_RESIDUAL=residual is not None, BLOCK_M=block_m, BLOCK_N=block_n, ONE_PASS=one_pass,
         ROW_CACHE=row_hints[0], ROW_EVICT=row_hints[1],
         EXACT=exact and one_pass and n == block_n and rows % block_m == 0, W_EARLY=w_early and one_pass,
+        FIRST_EVICT="evict_last" if two_pass_many else "",
         num_warps=num_warps, **(env.pdl_launch(x.device) if pdl else {}))
 
 

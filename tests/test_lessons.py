@@ -377,13 +377,17 @@ def test_triton_launches_of_the_reference_rmsnorm_on_an_h200():
         w = torch.empty(n, dtype=torch.bfloat16, device="meta")
         (launch,) = lessons.triton_launches(sol, "_rmsnorm_kernel", sol.rmsnorm_triton, x, w,
                                             patch={"_num_sms": lambda index: 132})
-        return launch.grid, launch.kwargs["BLOCK_M"], launch.kwargs["num_warps"]
+        k = launch.kwargs
+        return launch.grid, k["BLOCK_M"], k["num_warps"], k["ONE_PASS"], k["BLOCK_N"], k["ROW_EVICT"], k["FIRST_EVICT"]
 
-    assert plan(16384, 8192) == ((16384,), 1, 16)
-    assert plan(16384, 128) == ((512,), 32, 8)  # short rows: 32 per program
-    assert plan(64, 128) == ((64,), 1, 1)       # few rows: one each, to spread over the SMs
-    assert plan(4096, 4096) == ((4096,), 1, 8)  # a warp per KB of row
-    assert plan(256, 4096) == ((256,), 1, 16)   # few rows: a warp per 512 B, shorter round trips
+    # many rows of 16 KB: two passes of two chunks, the first read evict-last
+    assert plan(16384, 8192) == ((16384,), 1, 16, False, 4096, "", "evict_last")
+    assert plan(16384, 128) == ((512,), 32, 8, True, 128, "", "")  # short rows: 32 per program
+    assert plan(64, 128) == ((64,), 1, 1, True, 128, "evict_first", "")  # few rows: one each, over the SMs
+    # many rows of 8 KB: one pass, a warp per KB of row, x read evict-last
+    assert plan(4096, 4096) == ((4096,), 1, 8, True, 4096, "evict_last", "")
+    # few rows: a warp per 512 B, shorter round trips, evict-first loads
+    assert plan(256, 4096) == ((256,), 1, 16, True, 4096, "evict_first", "")
 
 
 def test_ptx_global_accesses_by_width():
