@@ -4,9 +4,10 @@ bench's baseline, and static shapes).
     python benchmarks/rmsnorm_variants.py [--json PATH] [--fused] [--small] [--cuda-from DIR[,DIR...]]
                                           [--inductor-code PATH] [--only PREFIXES] [--two-pass]
 
-At N = 8192 the static-shape torch.compile baseline (Inductor autotunes its persistent reduction
-per shape) ran 4% ahead of the reference Triton plan (BLOCK_M = 1, 16 warps) in the H200 bench
-(benchmarks/rmsnorm_bench.md); with --small, the decode and small-batch shapes (M <= 256), where
+At N = 8192 the static-shape torch.compile baseline (Inductor's looped reduction, autotuned per
+shape: two reads of the row, the first evict-last) ran 4% ahead of the reference Triton plan
+(BLOCK_M = 1, 16 warps) in the H200 bench (benchmarks/rmsnorm_bench.md; --two-pass times that
+structure); with --small, the decode and small-batch shapes (M <= 256), where
 fused_add_rmsnorm's Triton rung ran 4.0 µs against the compiled rung's 3.7 at 256 x 4096, timed
 as the bench times them (CUDA-graph replays over rotated inputs larger than L2). This sweeps the Triton launcher's rows per program and warps at the
 shapes where the gap is, with the reference rungs and the baselines in the same run. Each variant

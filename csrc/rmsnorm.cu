@@ -108,11 +108,12 @@ class RowSums {
 //
 // kEvictLast: loaded with L1 and L2 evict-last policies (createpolicy makes the L2 one), the load
 // Triton emits for eviction_policy="evict_last" on sm_90. rmsnorm's many-rows kernels read x this
-// way (the fused kernel's loads stay ordinary: not measured with it). On an H200, beside the same kernel with ordinary loads in one run (benchmarks/h200_session24,
-// call 2): 16384 x 4096 64.3 µs against 66.2, 32768 x 4096 125.6 against 130.9, 4096 x 8192 33.3
-// against 33.9, 16384 x 8192 125.3 against 129.9, 32768 x 8192 248.7 against 257.4 (torch's copy
-// of x: 63.1, 126.6, 32.3, 126.9, 254.5; Inductor's kernel at N = 8192: 33.3, 125.2, 248.4), and
-// 4096 x 4096 18.9 against 18.7. Reading x again after the reduction instead of holding it
+// way (the fused kernel's loads stay ordinary: not measured with it). On an H200, beside the same
+// kernel with ordinary loads in one run (benchmarks/h200_session24, call 2): 16384 x 4096 64.3 µs
+// against 66.2, 32768 x 4096 125.6 against 130.9, 4096 x 8192 33.3 against 33.9, 16384 x 8192
+// 125.3 against 129.9, 32768 x 8192 248.7 against 257.4 (torch's copy of x: 63.1, 126.6, 32.3,
+// 126.9, 254.5; Inductor's kernel at N = 8192: 33.3, 125.2, 248.4), and 4096 x 4096 18.9 against
+// 18.7. Reading x again after the reduction instead of holding it
 // (Inductor's two passes) added nothing to the policy; without it, it gained at two of those
 // shapes (16384 x 4096 64.3, 4096 x 8192 32.8) and not at the three largest.
 template <bool kNoL1, bool kEvictLast, typename P>
