@@ -77,6 +77,12 @@ def large_candidates() -> list:
             C(3, 128, 128, 128, 8, 5, group_m=4, promote_every=8)]
 
 
+def _sms() -> int:
+    """The SM count the plan uses here (the interpreter's stand-in in CPU mode)."""
+    from solutions.fp8_gemm import _num_sms
+    return _num_sms(None if env.CPU_MODE else torch.cuda.current_device())
+
+
 def small_candidates(m: int, n: int, k: int) -> list:
     """Around the v5 pick (pick_config, with its measured corrections: the promotion interval, TMA,
     dependent launch), one change each, to test the napkin math's choices: the copy engine (TMA)
@@ -88,10 +94,10 @@ def small_candidates(m: int, n: int, k: int) -> list:
     First v4, the kernel v5 replaces. The v5 candidates launch with dependent launch, as the pick
     does. About 80 kernels to compile in all, most of the ~3 minutes of `--small`; with `--quick`,
     the first four."""
-    from solutions.fp8_gemm import _num_sms, _streaming_config, _v4_config, _warps_for, _with_launch_rule, pick_config
+    from solutions.fp8_gemm import _streaming_config, _v4_config, _warps_for, _with_launch_rule, pick_config
     pick = pick_config(m, n, k)
     if pick.variant != 5:  # v4 where the plan was measured slower: the plan's tile
-        pick = _streaming_config(m, n, k, _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
+        pick = _streaming_config(m, n, k, _sms())
 
     def r(cfg, **changes):
         return _with_launch_rule(dataclasses.replace(cfg, **changes))
@@ -117,10 +123,10 @@ def stream_k_candidates(m: int, n: int, k: int) -> list:
     """v6 (stream-K, one program per SM) beside the pick: the pick's tile dealt out stream-K as
     it is, then with the stages one program per SM has room for (the v5 plan counts the shared
     memory of every program resident at once), with TMA, with a 128-deep K step, and 128 wide."""
-    from solutions.fp8_gemm import _num_sms, _stages_that_fit, _streaming_config, _warps_for, pick_config
+    from solutions.fp8_gemm import _stages_that_fit, _streaming_config, _warps_for, pick_config
     pick = pick_config(m, n, k)
     if pick.variant != 5:  # v4 where the plan was measured slower: the plan's tile
-        pick = _streaming_config(m, n, k, _num_sms(None if env.CPU_MODE else torch.cuda.current_device()))
+        pick = _streaming_config(m, n, k, _sms())
     r = dataclasses.replace
     v6 = r(pick, variant=6, split_k=0)
 
@@ -140,11 +146,11 @@ def token_tile_candidates(m: int, n: int, k: int) -> list:
     torch._scaled_mm where one 128-token tile split in two ran 0.89x; h200_session20, call 1).
     64 or 128 weight rows, 128- or 256-deep K, with and without TMA, each made by the pick's own
     rule (solutions/fp8_gemm.py _half_token_tiles)."""
-    from solutions.fp8_gemm import _half_token_tiles, _num_sms, _with_launch_rule, pick_config
+    from solutions.fp8_gemm import _half_token_tiles, _with_launch_rule, pick_config
     pick = pick_config(m, n, k)
     if pick.variant != 5 or pick.block_m < 64:
         return []
-    sms = _num_sms(None if env.CPU_MODE else torch.cuda.current_device())
+    sms = _sms()
     out = []
     for bn, bk in ((64, 128), (64, 256), (128, 128)):
         cfg = _half_token_tiles(dataclasses.replace(pick, block_n=bn, num_warps=4), m, n, sms, block_k=bk)
@@ -171,11 +177,11 @@ def wide_candidates(m: int, n: int, k: int) -> list:
     reads of the token tile from L2: at M = 128 the pick's 64-row tiles read it twice per weight
     byte."""
     import triton
-    from solutions.fp8_gemm import _num_sms, _warps_for, _with_launch_rule, pick_config
+    from solutions.fp8_gemm import _warps_for, _with_launch_rule, pick_config
     pick = pick_config(m, n, k)
     if pick.variant != 5 or pick.block_n >= 128:
         return []
-    sms = _num_sms(None if env.CPU_MODE else torch.cuda.current_device())
+    sms = _sms()
     bn = 2 * pick.block_n
     warps = _warps_for(bn, pick.block_m)
     every = pick.promote_every * pick.block_k  # K elements between promotions, kept
@@ -201,11 +207,11 @@ def balance_candidates(m: int, n: int, k: int) -> list:
     fewer programs fit at once); only those whose units fill their last round of SMs to 94% or
     more and keep 32 KB of weight in flight per SM, at most six, the fullest first."""
     import triton
-    from solutions.fp8_gemm import _num_sms, _warps_for, _with_launch_rule, pick_config
+    from solutions.fp8_gemm import _warps_for, _with_launch_rule, pick_config
     pick = pick_config(m, n, k)
     if pick.variant != 5:
         return []
-    sms = _num_sms(None if env.CPU_MODE else torch.cuda.current_device())
+    sms = _sms()
     scored = []
     for bn in ((32, 64, 128) if pick.block_m <= 32 else (64, 128)):
         warps = _warps_for(bn, pick.block_m)

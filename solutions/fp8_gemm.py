@@ -917,7 +917,7 @@ def pick_config(m: int, n: int, k: int, sms: int | None = None) -> GemmConfig:
         wide_tiles = triton.cdiv(n, 128) * triton.cdiv(m, cfg.block_m)
         if cfg.block_m == 128 and cfg.block_n == 64 and cfg.split_k == 1 and wide_tiles >= 0.8 * sms:
             cfg = dataclasses.replace(cfg, block_n=128, num_warps=_warps_for(128, cfg.block_m),
-                                      num_stages=max(2, _stages_that_fit(128, 128, cfg.block_k)))
+                                      num_stages=max(2, _stages_that_fit(128, cfg.block_m, cfg.block_k)))
         # Where the plan splits K (too few weight tiles for the SMs: N = 4096 at M = 64 and 128)
         # and the weight fits in half the L2, half-height token tiles with K whole instead: as many
         # programs, two reading each weight tile (the second from L2), no partial sums to add.

@@ -254,7 +254,8 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
     rows = x2.shape[0]
     itemsize = x.element_size()
     few_rows = rows <= 4 * _num_sms(x.device.index)
-    one_pass = chunk is None and triton.next_power_of_2(n) * itemsize <= _ONE_PASS_BYTES
+    row_bytes = triton.next_power_of_2(n) * itemsize  # the row padded to the tile
+    one_pass = chunk is None and row_bytes <= _ONE_PASS_BYTES
     # Many rows of rmsnorm: x is read with an L2 evict-last policy (on sm_90 Triton's
     # eviction_policy="evict_last" is L1::evict_last with that policy). Rows of 16 KB and more
     # take two passes after all, the first read with that policy so that the second finds the row
@@ -267,7 +268,6 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
     # 19.2 (two passes: 64.9, 126.5, 19.9). torch's copy of x: 127.0, 254.5, 32.3, 63.1, 126.6 and
     # 18.3 µs. Two passes without the policy ran 4-9% slower than with it (call 1).
     many_rows_policy = chunk is None and residual is None and one_pass and not few_rows and row_hints is None
-    row_bytes = triton.next_power_of_2(n) * itemsize
     two_pass_many = many_rows_policy and row_bytes >= 2 * _POLICY_MIN_ROW_BYTES
     if two_pass_many:
         one_pass, chunk = False, triton.next_power_of_2(n) // 2
