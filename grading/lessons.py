@@ -441,6 +441,20 @@ def generated_kernels(fn: Callable, *args) -> list[str]:
     return [k for m in modules for k in (kernel_source(m) or [m])]
 
 
+def kernels_compiled_by(fn: Callable, *args) -> list[str]:
+    """Call `fn` once and return the kernels Inductor generated during that call, as
+    `generated_kernels` does but without resetting dynamo: what the call reuses stays reused (an
+    empty list), and a recompilation shows what the graphs compiled before it led dynamo to
+    generate (a size that automatic dynamic shapes made symbolic, say)."""
+    from unittest import mock
+
+    from torch._inductor.graph import GraphLowering
+    modules: list[str] = []
+    with mock.patch.object(GraphLowering, "save_output_code", modules.append):
+        fn(*args)
+    return [k for m in dict.fromkeys(modules) for k in (kernel_source(m) or [m])]
+
+
 def head(text: str, lines: int = 40) -> str:
     """The first `lines` lines of `text`, and how many were left out."""
     all_lines = text.splitlines()

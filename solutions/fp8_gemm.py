@@ -81,15 +81,17 @@ def fp8_gemm_eager(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scal
 # pointwise kernel (per tensor). The GEMM does not: Inductor fuses the two dequantizations into
 # one pointwise kernel each and then calls the bf16 matmul in cuBLAS (the "extern" mm); with
 # mode="max-autotune" it also tries its Triton mm templates, in bf16. Nothing in it feeds fp8 to
-# the tensor cores. M is marked dynamic, as in chapter 01: one graph for every token count.
+# the tensor cores. M is marked dynamic, as in chapter 01: one graph for every token count, and
+# dynamic=False keeps K and N static (each weight shape a graph of its own) where automatic dynamic
+# shapes would make them symbolic at the second weight shape a process meets.
 # Compiled at the first call (grading/compiling.py): `@torch.compile` would import the compiler
 # (~5 s) in every process that imports this file, also those that run only the other rungs.
-@compile_on_first_call
+@compile_on_first_call(dynamic=False)
 def _quantize_graph(x, per_token: bool):
     return _quantize_math(x, per_token)
 
 
-@compile_on_first_call
+@compile_on_first_call(dynamic=False)
 def _dequant_matmul_graph(a, b, scale_a, scale_b, out_dtype):
     return _dequant_matmul(a, b, scale_a, scale_b, out_dtype)
 

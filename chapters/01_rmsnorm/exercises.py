@@ -42,13 +42,14 @@ def fused_add_rmsnorm_eager(x, residual, weight, eps: float = 1e-6):
 
 # torch.compile fuses the ops into one kernel. The token count M changes from call to call; the
 # row length N is a model constant. Marking the token dimension dynamic keeps dynamo from
-# compiling a new graph for every M it meets (the notebook shows those recompilations).
-@torch.compile
+# compiling a new graph for every M it meets (the notebook shows those recompilations);
+# dynamic=False keeps every other size static, N included (the notebook shows why that matters).
+@torch.compile(dynamic=False)
 def _rmsnorm_graph(x2, weight, eps):
     return _rmsnorm_math(x2, weight, eps)
 
 
-@torch.compile
+@torch.compile(dynamic=False)
 def _fused_add_rmsnorm_graph(x2, r2, weight, eps):
     h = x2 + r2
     return _rmsnorm_math(h, weight, eps), h

@@ -47,9 +47,9 @@ def fp8_gemm_eager(a, b, scale_a, scale_b, out_dtype=torch.bfloat16):
 
 # torch.compile fuses each dequantization into one kernel and calls cuBLAS for the bf16 matmul;
 # the quantizer becomes one reduction kernel. M (the token count) is marked dynamic: one graph
-# for every M.
-_quantize_graph = torch.compile(fp8_quantize_eager)
-_gemm_graph = torch.compile(fp8_gemm_eager)
+# for every M; dynamic=False keeps K and N static (chapter 01 shows why).
+_quantize_graph = torch.compile(fp8_quantize_eager, dynamic=False)
+_gemm_graph = torch.compile(fp8_gemm_eager, dynamic=False)
 
 
 def fp8_quantize_compiled(x: torch.Tensor, per_token: bool):
