@@ -32,7 +32,7 @@ def silu_mul_eager(gate: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
 # --- rung 2: torch.compile ----------------------------------------------------------------------
 # Compiled at the first call (grading/compiling.py): `@torch.compile` would import the compiler
 # (~5 s) in every process that imports this file, also those that run only the other rungs.
-@compile_on_first_call
+@compile_on_first_call(dynamic=False)  # every size static but the marked token dimension (below)
 def _silu_mul_fused(gate, up):
     return F.silu(gate.float()).to(gate.dtype) * up
 
@@ -40,7 +40,9 @@ def _silu_mul_fused(gate, up):
 def silu_mul_compiled(gate: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
     # Inductor fuses both ops into one pointwise Triton kernel: 3 passes, the intermediate stays
     # in registers. Only the token dimension is marked dynamic: one kernel for every token count
-    # without recompiling, and the column count stays a constant the kernel is specialised for.
+    # without recompiling, and the column count stays a constant the kernel is specialised for
+    # (dynamic=False above keeps it so at a second column count, where automatic dynamic shapes
+    # would make it symbolic: chapter 01, section 5).
     # compile(dynamic=True) makes every size symbolic: 233 µs instead of 166 µs at 8192 × 14336
     # bf16 on an H200 (benchmarks/silu_mul_variants.json).
     check_silu_mul_inputs(gate, up)

@@ -54,11 +54,13 @@ def test_every_baseline_computes_the_kernel():
 
 
 def _row_compiled_rungs():
-    """The compiled rungs that reduce over rows, each with make_args(m, n) -> its arguments."""
+    """The compiled rungs over rows of a model-constant length, each with make_args(m, n) -> its
+    arguments."""
     import torch
 
-    from solutions import fp8_gemm, rmsnorm
+    from solutions import fp8_gemm, rmsnorm, silu_mul
     return {
+        "silu_mul": (silu_mul.silu_mul_compiled, lambda m, n: (torch.randn(m, n), torch.randn(m, n))),
         "rmsnorm": (rmsnorm.rmsnorm_compiled, lambda m, n: (torch.randn(m, n), torch.randn(n))),
         "fused_add_rmsnorm": (rmsnorm.fused_add_rmsnorm_compiled,
                               lambda m, n: (torch.randn(m, n), torch.randn(m, n), torch.randn(n))),

@@ -26,7 +26,7 @@ def silu_mul_eager(gate: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
     return F.silu(gate) * up
 
 
-@torch.compile
+@torch.compile(dynamic=False)  # every size static but the token dimension marked below
 def _silu_mul_fused(gate, up):
     return F.silu(gate.float()).to(gate.dtype) * up
 
@@ -34,7 +34,8 @@ def _silu_mul_fused(gate, up):
 def silu_mul_compiled(gate: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
     # torch.compile fuses both ops into one generated Triton kernel: 3 passes. Marking only the
     # token dimension dynamic compiles once for every token count; dynamic=True would make the
-    # column count symbolic too, and its kernel is slower (the notebook measures both).
+    # column count symbolic too, and its kernel is slower (the notebook measures both), as the
+    # default would at a second column count (chapter 01 shows it): hence dynamic=False above.
     if gate.dim() > 1:
         torch._dynamo.mark_dynamic(gate, 0)
         torch._dynamo.mark_dynamic(up, 0)

@@ -256,8 +256,9 @@ def recompilation_check(make_args: Callable[[int, torch.device], tuple]) -> Call
         if n:
             raise Mismatch(f"recompiled {n} times across token counts {list(SWEEP_TOKENS)} (N={SWEEP_N}, "
                            f"float32, after warm-up calls at {list(WARMUP_TOKENS)}): mark the token "
-                           f"dimension dynamic (torch._dynamo.mark_dynamic(x, 0), or "
-                           f"torch.compile(dynamic=True)) so one graph serves every token count")
+                           f"dimension dynamic (torch._dynamo.mark_dynamic(x, 0) before each call; "
+                           f"with torch.compile(dynamic=False) every other size stays static) so "
+                           f"one graph serves every token count")
 
     return no_recompilation_across_token_counts
 
