@@ -2,7 +2,7 @@
 bench's baseline, and static shapes).
 
     python benchmarks/rmsnorm_variants.py [--json PATH] [--fused] [--small] [--cuda-from DIR[,DIR...]]
-                                          [--inductor-code PATH] [--only PREFIXES] [--two-pass]
+                                          [--inductor-code PATH] [--only PREFIXES] [--two-pass] [--static-n]
 
 At N = 8192 the static-shape torch.compile baseline (Inductor's looped reduction, autotuned per
 shape: two reads of the row, the first evict-last) ran 4% ahead of the reference Triton plan
@@ -93,13 +93,20 @@ def h_store_kernel(x_ptr, r_ptr, w_ptr, y_ptr, h_ptr, n_rows, n_cols, eps,
 TWO_PASS = [(1024, 4), (2048, 4), (2048, 8), (4096, 8), (4096, 16)]
 # (first pass, second pass): "" = none.
 TWO_PASS_HINTS = [("", ""), ("evict_last", ""), ("evict_last", "evict_first")]
+# --static-n: two passes with the row length a compile-time constant, as Inductor's kernel has it
+# (the Triton rung's runtime loop ran 4-5% behind that kernel at 4096 x 8192 in every bench):
+# (chunk, warps, first pass's policy, second's).
+STATIC_N = [(4096, 16, "evict_last", ""), (4096, 16, "evict_last", "evict_first"), (2048, 8, "evict_last", ""),
+            (2048, 16, "evict_last", ""), (1024, 8, "evict_last", "")]
 
 
 @triton.jit
 def two_pass_kernel(x_ptr, w_ptr, y_ptr, n_cols, eps, CHUNK: tl.constexpr, EVICT1: tl.constexpr,
-                    EVICT2: tl.constexpr, PDL: tl.constexpr = False):
+                    EVICT2: tl.constexpr, PDL: tl.constexpr = False, N_STATIC: tl.constexpr = 0):
     # A row per program, the reference kernel's two-pass path (rmsnorm only) with eviction
-    # policies on its two reads of x.
+    # policies on its two reads of x. N_STATIC (--static-n): the row length compiled in, as in
+    # Inductor's static-shape kernel: loops of a known trip count unrolled (every chunk's load of
+    # a pass issued before the first is used), no masks; N_STATIC must be a multiple of CHUNK.
     if PDL:
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
@@ -108,24 +115,34 @@ def two_pass_kernel(x_ptr, w_ptr, y_ptr, n_cols, eps, CHUNK: tl.constexpr, EVICT
     x_row = x_ptr + row * n_cols
     y_row = y_ptr + row * n_cols
     acc = tl.zeros([CHUNK], dtype=tl.float32)
-    for start in range(0, n_cols, CHUNK):
-        c = start + cols
-        v = tl.load(x_row + c, mask=c < n_cols, other=0.0, eviction_policy=EVICT1).to(tl.float32)
-        acc += v * v
-    rstd = tl.rsqrt(tl.sum(acc, axis=0) / n_cols + eps)
-    for start in range(0, n_cols, CHUNK):
-        c = start + cols
-        v = tl.load(x_row + c, mask=c < n_cols, other=0.0, eviction_policy=EVICT2).to(tl.float32)
-        w = tl.load(w_ptr + c, mask=c < n_cols, other=0.0, eviction_policy="evict_last").to(tl.float32)
-        tl.store(y_row + c, (v * rstd * w).to(y_ptr.dtype.element_ty), mask=c < n_cols)
+    if N_STATIC:
+        for start in tl.static_range(0, N_STATIC, CHUNK):
+            v = tl.load(x_row + start + cols, eviction_policy=EVICT1).to(tl.float32)
+            acc += v * v
+        rstd = tl.rsqrt(tl.sum(acc, axis=0) / N_STATIC + eps)
+        for start in tl.static_range(0, N_STATIC, CHUNK):
+            v = tl.load(x_row + start + cols, eviction_policy=EVICT2).to(tl.float32)
+            w = tl.load(w_ptr + start + cols, eviction_policy="evict_last").to(tl.float32)
+            tl.store(y_row + start + cols, (v * rstd * w).to(y_ptr.dtype.element_ty))
+    else:
+        for start in range(0, n_cols, CHUNK):
+            c = start + cols
+            v = tl.load(x_row + c, mask=c < n_cols, other=0.0, eviction_policy=EVICT1).to(tl.float32)
+            acc += v * v
+        rstd = tl.rsqrt(tl.sum(acc, axis=0) / n_cols + eps)
+        for start in range(0, n_cols, CHUNK):
+            c = start + cols
+            v = tl.load(x_row + c, mask=c < n_cols, other=0.0, eviction_policy=EVICT2).to(tl.float32)
+            w = tl.load(w_ptr + c, mask=c < n_cols, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            tl.store(y_row + c, (v * rstd * w).to(y_ptr.dtype.element_ty), mask=c < n_cols)
 
 
-def two_pass_plan(chunk, warps, evict1, evict2):
+def two_pass_plan(chunk, warps, evict1, evict2, static_n=False):
     def fn(x, w):
         y = torch.empty_like(x)
         m, n = x.shape
         two_pass_kernel[(m,)](x, w, y, n, 1e-6, CHUNK=chunk, EVICT1=evict1, EVICT2=evict2, num_warps=warps,
-                              **env.pdl_launch(x.device))
+                              N_STATIC=n if static_n and n % chunk == 0 else 0, **env.pdl_launch(x.device))
         return y
     return fn
 
@@ -178,6 +195,8 @@ def main():
                     help="also time torch's copy of x (x.clone(): the bytes of the rmsnorm, no arithmetic)")
     ap.add_argument("--two-pass", action="store_true",
                     help="also time two-pass Triton plans with eviction policies (rmsnorm, many rows)")
+    ap.add_argument("--static-n", action="store_true",
+                    help="also time STATIC_N's two-pass plans with the row length compiled in (rmsnorm, many rows)")
     ap.add_argument("--inductor-code", help="write the static-shape baseline's generated Triton code here")
     ap.add_argument("--only", help="comma-separated name prefixes of the implementations to time "
                                    "(e.g. \"ref cuda,cuda from,compile static\"); default: all")
@@ -231,6 +250,9 @@ def main():
     if args.two_pass and not args.fused:
         impls.update({f"triton 2 passes chunk={c} warps={w} {e1 or '-'} {e2 or '-'}": two_pass_plan(c, w, e1, e2)
                       for c, w in TWO_PASS for e1, e2 in TWO_PASS_HINTS})
+    if args.static_n and not args.fused:
+        impls.update({f"triton static N chunk={c} warps={w} {e1 or '-'} {e2 or '-'}": two_pass_plan(c, w, e1, e2, True)
+                      for c, w, e1, e2 in STATIC_N})
     # The plan without programmatic dependent launch (on in the plan on sm_90+ since
     # h200_session16, call 1, which timed it as "triton PDL" beside the plan without it).
     impls["triton without PDL"] = triton_plan(None, None, args.fused, pdl=False)
