@@ -432,20 +432,19 @@ def short_kernel_name(name: str, width: int = 90) -> str:
 
 
 def generated_kernels(fn: Callable, *args) -> list[str]:
-    """Call `fn` once under Inductor's run_and_get_code and return the kernels it generated
-    (`kernel_source` of each output-code module; a module's whole text where no kernel could be
-    picked out of it). run_and_get_code resets torch._dynamo first, so `fn` compiles afresh and
-    every other compiled function recompiles on its next call."""
-    from torch._inductor.utils import run_and_get_code
-    _, modules = run_and_get_code(fn, *args)
-    return [k for m in modules for k in (kernel_source(m) or [m])]
+    """Reset torch._dynamo, call `fn` once and return the kernels it generated (as
+    `kernels_compiled_by`). After the reset `fn` compiles afresh, and every other compiled
+    function recompiles on its next call."""
+    torch._dynamo.reset()
+    return kernels_compiled_by(fn, *args)
 
 
 def kernels_compiled_by(fn: Callable, *args) -> list[str]:
-    """Call `fn` once and return the kernels Inductor generated during that call, as
-    `generated_kernels` does but without resetting dynamo: what the call reuses stays reused (an
-    empty list), and a recompilation shows what the graphs compiled before it led dynamo to
-    generate (a size that automatic dynamic shapes made symbolic, say)."""
+    """Call `fn` once and return the kernels Inductor generated during that call (`kernel_source`
+    of each output-code module, as Inductor's run_and_get_code captures them; a module's whole
+    text where no kernel could be picked out of it). Dynamo is not reset: what the call reuses
+    stays reused (an empty list), and a recompilation shows what the graphs compiled before it led
+    dynamo to generate (a size that automatic dynamic shapes made symbolic, say)."""
     from unittest import mock
 
     from torch._inductor.graph import GraphLowering
