@@ -2,7 +2,7 @@
 bench's baseline, and static shapes).
 
     python benchmarks/rmsnorm_variants.py [--json PATH] [--fused] [--small] [--cuda-from DIR[,DIR...]]
-                                          [--inductor-code PATH] [--only PREFIXES] [--two-pass] [--static-n]
+                                          [--inductor-code PATH] [--only PREFIXES] [--two-pass] [--static-n] [--regs]
 
 At N = 8192 the static-shape torch.compile baseline (Inductor's looped reduction, autotuned per
 shape: two reads of the row, the first evict-last) ran 4% ahead of the reference Triton plan
@@ -96,17 +96,21 @@ TWO_PASS_HINTS = [("", ""), ("evict_last", ""), ("evict_last", "evict_first")]
 # --static-n: two passes with the row length a compile-time constant, as Inductor's kernel has it
 # (the Triton rung's runtime loop ran 4-5% behind that kernel at 4096 x 8192 in every bench):
 # (chunk, warps, first pass's policy, second's).
-STATIC_N = [(4096, 16, "evict_last", ""), (4096, 16, "evict_last", "evict_first"), (2048, 8, "evict_last", ""),
-            (2048, 16, "evict_last", ""), (1024, 8, "evict_last", "")]
+# A chunk as long as the row (4096 at N = 4096) is one pass, the row kept in registers.
+STATIC_N = [(4096, 16, "evict_last", ""), (4096, 16, "evict_last", "evict_first"), (4096, 8, "evict_last", ""),
+            (2048, 8, "evict_last", ""), (2048, 16, "evict_last", ""), (1024, 8, "evict_last", "")]
 
 
 @triton.jit
 def two_pass_kernel(x_ptr, w_ptr, y_ptr, n_cols, eps, CHUNK: tl.constexpr, EVICT1: tl.constexpr,
-                    EVICT2: tl.constexpr, PDL: tl.constexpr = False, N_STATIC: tl.constexpr = 0):
+                    EVICT2: tl.constexpr, PDL: tl.constexpr = False, N_STATIC: tl.constexpr = 0,
+                    TWO_CHUNKS: tl.constexpr = False):
     # A row per program, the reference kernel's two-pass path (rmsnorm only) with eviction
     # policies on its two reads of x. N_STATIC (--static-n): the row length compiled in, as in
     # Inductor's static-shape kernel: loops of a known trip count unrolled (every chunk's load of
     # a pass issued before the first is used), no masks; N_STATIC must be a multiple of CHUNK.
+    # TWO_CHUNKS (--static-n): the row length at run time, CHUNK < N <= 2 * CHUNK (the rung's chunk,
+    # half the row padded to a power of two): the same two loads back to back, the second masked.
     if PDL:
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
@@ -115,7 +119,22 @@ def two_pass_kernel(x_ptr, w_ptr, y_ptr, n_cols, eps, CHUNK: tl.constexpr, EVICT
     x_row = x_ptr + row * n_cols
     y_row = y_ptr + row * n_cols
     acc = tl.zeros([CHUNK], dtype=tl.float32)
-    if N_STATIC:
+    if N_STATIC == CHUNK:  # the row in one chunk: one read, kept in registers for y
+        v = tl.load(x_row + cols, eviction_policy=EVICT1).to(tl.float32)
+        rstd = tl.rsqrt(tl.sum(v * v, axis=0) / N_STATIC + eps)
+        w = tl.load(w_ptr + cols, eviction_policy="evict_last").to(tl.float32)
+        tl.store(y_row + cols, (v * rstd * w).to(y_ptr.dtype.element_ty))
+    elif TWO_CHUNKS:
+        c2 = CHUNK + cols
+        a = tl.load(x_row + cols, eviction_policy=EVICT1).to(tl.float32)
+        b = tl.load(x_row + c2, mask=c2 < n_cols, other=0.0, eviction_policy=EVICT1).to(tl.float32)
+        rstd = tl.rsqrt(tl.sum(a * a + b * b, axis=0) / n_cols + eps)
+        for start in tl.static_range(0, 2 * CHUNK, CHUNK):
+            c = start + cols
+            v = tl.load(x_row + c, mask=c < n_cols, other=0.0, eviction_policy=EVICT2).to(tl.float32)
+            w = tl.load(w_ptr + c, mask=c < n_cols, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            tl.store(y_row + c, (v * rstd * w).to(y_ptr.dtype.element_ty), mask=c < n_cols)
+    elif N_STATIC:
         for start in tl.static_range(0, N_STATIC, CHUNK):
             v = tl.load(x_row + start + cols, eviction_policy=EVICT1).to(tl.float32)
             acc += v * v
@@ -137,14 +156,35 @@ def two_pass_kernel(x_ptr, w_ptr, y_ptr, n_cols, eps, CHUNK: tl.constexpr, EVICT
             tl.store(y_row + c, (v * rstd * w).to(y_ptr.dtype.element_ty), mask=c < n_cols)
 
 
-def two_pass_plan(chunk, warps, evict1, evict2, static_n=False):
+def two_pass_plan(chunk, warps, evict1, evict2, static_n=False, two_chunks=False):
     def fn(x, w):
         y = torch.empty_like(x)
         m, n = x.shape
-        two_pass_kernel[(m,)](x, w, y, n, 1e-6, CHUNK=chunk, EVICT1=evict1, EVICT2=evict2, num_warps=warps,
-                              N_STATIC=n if static_n and n % chunk == 0 else 0, **env.pdl_launch(x.device))
+        if static_n and n % chunk:
+            raise ValueError(f"--static-n plan of chunk {chunk}: the row length {n} is not a multiple of it")
+        if two_chunks and not chunk < n <= 2 * chunk:
+            raise ValueError(f"two-chunk plan of chunk {chunk}: the row length {n} is not in ({chunk}, {2 * chunk}]")
+        fn.compiled[n] = two_pass_kernel[(m,)](x, w, y, n, 1e-6, CHUNK=chunk, EVICT1=evict1, EVICT2=evict2,
+                                               num_warps=warps, N_STATIC=n if static_n else 0, TWO_CHUNKS=two_chunks,
+                                               **env.pdl_launch(x.device))
         return y
+    fn.compiled = {}  # row length -> the compiled kernel (for --regs)
     return fn
+
+
+def print_registers(impls):
+    """--regs: registers and spills a thread of each two-pass plan's kernel and of Inductor's kernels
+    (with 16 warps, 4 programs fit on an SM's 64K registers only at 32 registers a thread or fewer)."""
+    for name, fn in impls.items():
+        for n, k in getattr(fn, "compiled", {}).items():
+            print(f"regs {name} N={n}: {k.n_regs} registers, {k.n_spills} spilled, {k.metadata.num_warps} warps")
+    from torch._inductor.codecache import PyCodeCache
+    modules = list(PyCodeCache.modules) + list(getattr(PyCodeCache, "modules_no_attr", {}).values())
+    for mod in modules:
+        for attr, obj in vars(mod).items():
+            for launcher in getattr(obj, "launchers", None) or []:
+                print(f"regs inductor {attr} {getattr(launcher, 'config', '')}: "
+                      f"{getattr(launcher, 'n_regs', '?')} registers, {getattr(launcher, 'n_spills', '?')} spilled")
 
 
 def h_store_plan(block_m, chunk, warps):
@@ -197,6 +237,8 @@ def main():
                     help="also time two-pass Triton plans with eviction policies (rmsnorm, many rows)")
     ap.add_argument("--static-n", action="store_true",
                     help="also time STATIC_N's two-pass plans with the row length compiled in (rmsnorm, many rows)")
+    ap.add_argument("--regs", action="store_true",
+                    help="print the registers a thread of each two-pass plan's kernel and of Inductor's kernels")
     ap.add_argument("--inductor-code", help="write the static-shape baseline's generated Triton code here")
     ap.add_argument("--only", help="comma-separated name prefixes of the implementations to time "
                                    "(e.g. \"ref cuda,cuda from,compile static\"); default: all")
@@ -253,6 +295,11 @@ def main():
     if args.static_n and not args.fused:
         impls.update({f"triton static N chunk={c} warps={w} {e1 or '-'} {e2 or '-'}": two_pass_plan(c, w, e1, e2, True)
                       for c, w, e1, e2 in STATIC_N})
+        # The rung's plan at N = 8192 (chunk 4096, 16 warps, evict-last first read) as two loads
+        # back to back with N at run time: what the rung could adopt without a compilation per N.
+        impls["triton two chunks chunk=4096 warps=16 evict_last -"] = two_pass_plan(4096, 16, "evict_last", "",
+                                                                                   two_chunks=True)
+        impls["triton 2 passes chunk=4096 warps=16 evict_last -"] = two_pass_plan(4096, 16, "evict_last", "")
     # The plan without programmatic dependent launch (on in the plan on sm_90+ since
     # h200_session16, call 1, which timed it as "triton PDL" beside the plan without it).
     impls["triton without PDL"] = triton_plan(None, None, args.fused, pdl=False)
@@ -291,6 +338,8 @@ def main():
                          "gbps": nbytes / t.best_s / 1e9, "graph": t.graph_median_s is not None})
             print(f"{name:28s} {m:6d}x{n:<5d} {t.best_s * 1e6:8.2f} µs  {nbytes / t.best_s / 1e9:6.0f} GB/s  "
                   f"±{t.spread * 100:.0f}%{' graph' if t.graph_median_s is not None else ''}", flush=True)
+    if args.regs:
+        print_registers(impls)
     if args.inductor_code:
         Path(args.inductor_code).write_text("\n".join(code_log))
     if args.json:
