@@ -107,15 +107,17 @@ class RowSums {
 // 70.2 µs against 66.5), so those kernels do not read this way.
 //
 // kEvictLast: loaded with L1 and L2 evict-last policies (createpolicy makes the L2 one), the load
-// Triton emits for eviction_policy="evict_last" on sm_90. rmsnorm's many-rows kernels read x this
-// way (the fused kernel's loads stay ordinary: not measured with it). On an H200, beside the same
+// Triton emits for eviction_policy="evict_last" on sm_90. The many-rows kernels read x (and the
+// residual) this way. rmsnorm on an H200, beside the same
 // kernel with ordinary loads in one run (benchmarks/h200_session24, call 2): 16384 x 4096 64.3 µs
 // against 66.2, 32768 x 4096 125.6 against 130.9, 4096 x 8192 33.3 against 33.9, 16384 x 8192
 // 125.3 against 129.9, 32768 x 8192 248.7 against 257.4 (torch's copy of x: 63.1, 126.6, 32.3,
 // 126.9, 254.5; Inductor's kernel at N = 8192: 33.3, 125.2, 248.4), and 4096 x 4096 18.9 against
 // 18.7. Reading x again after the reduction instead of holding it
 // (Inductor's two passes) added nothing to the policy; without it, it gained at two of those
-// shapes (16384 x 4096 64.3, 4096 x 8192 32.8) and not at the three largest.
+// shapes (16384 x 4096 64.3, 4096 x 8192 32.8) and not at the three largest. The Triton rung's
+// fused kernel gained 3-4% at 4096-32768 rows of 4096 and 8192 from the same policy on x and the
+// residual (benchmarks/h200_session26, call 1), and so the fused kernel here reads both this way.
 template <bool kNoL1, bool kEvictLast, typename P>
 __device__ __forceinline__ P load_row_pack(const P* p) {
   if constexpr ((kNoL1 || kEvictLast) && sizeof(P) == 16) {
@@ -173,9 +175,9 @@ __global__ void __launch_bounds__(kMaxThreads) _rmsnorm_kernel(
   __shared__ float warp_sums[64];
   RowSums row_sum(warp_sums);
   // The few-rows block-row kernels (the weight loaded early) read x and the residual past L1;
-  // rmsnorm's many-rows block-row kernels read x with evict-last policies (load_row_pack).
+  // the many-rows block-row kernels read them with evict-last policies (load_row_pack).
   constexpr bool kNoL1 = kBlockRow && kWeightEarly;
-  constexpr bool kEvictLast = kBlockRow && !kWeightEarly && !kAdd;
+  constexpr bool kEvictLast = kBlockRow && !kWeightEarly;
   // Launched with programmatic dependent launch (kDependentLaunch): the index math above ran
   // while the previous kernel finished; its writes are visible from here on.
   kl_wait_previous_grid();

@@ -133,7 +133,7 @@ def _rmsnorm_kernel(
     ONE_PASS: tl.constexpr,        # the row fits in registers
     # Cache hints for the one-pass loads of x and the residual ("" = none): a load modifier
     # (".cg": L2 only) and an eviction policy ("evict_first": the launcher's choice at few rows,
-    # where the CUDA rung's loads without L1 allocation also ran faster).
+    # where the CUDA rung's loads without L1 allocation also ran faster; "evict_last" at many).
     ROW_CACHE: tl.constexpr = "",
     ROW_EVICT: tl.constexpr = "",
     # The tile covers the rows exactly (N == BLOCK_N, M a multiple of BLOCK_M; one pass only):
@@ -145,6 +145,11 @@ def _rmsnorm_kernel(
     # Eviction policy of the two-pass path's first read of x and the residual ("" = none): the
     # launcher's "evict_last" at many rows, so that the second read finds the row in L2.
     FIRST_EVICT: tl.constexpr = "",
+    # The two-pass path with the row in exactly two chunks (BLOCK_N < N <= 2 * BLOCK_N; rmsnorm
+    # only): each pass written out chunk by chunk instead of a loop whose trip count is known only
+    # at run time, so that both chunks' loads are in flight before either is used, as in
+    # Inductor's kernel, which has N compiled in.
+    TWO_CHUNKS: tl.constexpr = False,
     # Programmatic dependent launch (sm_90+, launched with launch_pdl=True): this grid may be
     # scheduled while the previous kernel on the stream finishes. Every program waits for that
     # kernel's memory (gdc_wait) before its first load, then lets the next grid be scheduled.
@@ -192,33 +197,54 @@ def _rmsnorm_kernel(
         tl.store(y_rows + cols[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
     else:
         # Pass 1: sum of squares, chunk by chunk (fused: h computed and stored on the way).
-        acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
-        for start in range(0, n_cols, BLOCK_N):
-            c = start + cols
-            mask = row_mask & (c[None, :] < n_cols)
-            v = tl.load(x_rows + c[None, :], mask=mask, other=0.0, eviction_policy=FIRST_EVICT).to(tl.float32)
-            if HAS_RESIDUAL:
-                r = tl.load(r_rows + c[None, :], mask=mask, other=0.0, eviction_policy=FIRST_EVICT).to(tl.float32)
-                h = (v + r).to(h_ptr.dtype.element_ty)
-                tl.store(h_rows + c[None, :], h, mask=mask)
-                v = h.to(tl.float32)
-            acc += v * v
+        if TWO_CHUNKS:
+            tl.static_assert(not HAS_RESIDUAL)
+            c2 = BLOCK_N + cols
+            a = tl.load(x_rows + cols[None, :], mask=row_mask, other=0.0, eviction_policy=FIRST_EVICT)
+            b = tl.load(x_rows + c2[None, :], mask=row_mask & (c2[None, :] < n_cols), other=0.0,
+                        eviction_policy=FIRST_EVICT)
+            a, b = a.to(tl.float32), b.to(tl.float32)
+            acc = a * a + b * b
+        else:
+            acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+            for start in range(0, n_cols, BLOCK_N):
+                c = start + cols
+                mask = row_mask & (c[None, :] < n_cols)
+                v = tl.load(x_rows + c[None, :], mask=mask, other=0.0, eviction_policy=FIRST_EVICT).to(tl.float32)
+                if HAS_RESIDUAL:
+                    r = tl.load(r_rows + c[None, :], mask=mask, other=0.0, eviction_policy=FIRST_EVICT).to(tl.float32)
+                    h = (v + r).to(h_ptr.dtype.element_ty)
+                    tl.store(h_rows + c[None, :], h, mask=mask)
+                    v = h.to(tl.float32)
+                acc += v * v
         rstd = tl.rsqrt(tl.sum(acc, axis=1) / n_cols + eps)  # [BLOCK_M]
         # Pass 2: read the row again and normalize. The re-read mostly hits L2 while the rows in
         # flight fit: 4 programs per SM × 132 SMs × 64 KB rows ≈ 34 MB, against 50 MB of L2 on an
         # H100/H200. The fused kernel recomputes h from x and residual rather than reading back
         # the h it stored: a load after a store by other threads of the program would need a
         # barrier to be ordered.
-        for start in range(0, n_cols, BLOCK_N):
-            c = start + cols
-            mask = row_mask & (c[None, :] < n_cols)
-            v = tl.load(x_rows + c[None, :], mask=mask, other=0.0).to(tl.float32)
-            if HAS_RESIDUAL:
-                r = tl.load(r_rows + c[None, :], mask=mask, other=0.0).to(tl.float32)
-                v = (v + r).to(h_ptr.dtype.element_ty).to(tl.float32)
-            w = tl.load(w_ptr + c, mask=c < n_cols, other=0.0, eviction_policy="evict_last").to(tl.float32)
-            y = v * rstd[:, None] * w[None, :]
-            tl.store(y_rows + c[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
+        if TWO_CHUNKS:
+            for start in tl.static_range(0, 2 * BLOCK_N, BLOCK_N):
+                _normalize_chunk(x_rows, r_rows, w_ptr, y_rows, y_ptr, start + cols, row_mask, n_cols, rstd,
+                                 HAS_RESIDUAL)
+        else:
+            for start in range(0, n_cols, BLOCK_N):
+                _normalize_chunk(x_rows, r_rows, w_ptr, y_rows, y_ptr, start + cols, row_mask, n_cols, rstd,
+                                 HAS_RESIDUAL)
+
+
+@triton.jit
+def _normalize_chunk(x_rows, r_rows, w_ptr, y_rows, y_ptr, c, row_mask, n_cols, rstd, HAS_RESIDUAL: tl.constexpr):
+    # The two-pass path's pass 2 for the columns c of BLOCK_M rows: y = x (+ residual, rounded to
+    # y's dtype as h was) * rstd * w.
+    mask = row_mask & (c[None, :] < n_cols)
+    v = tl.load(x_rows + c[None, :], mask=mask, other=0.0).to(tl.float32)
+    if HAS_RESIDUAL:
+        r = tl.load(r_rows + c[None, :], mask=mask, other=0.0).to(tl.float32)
+        v = (v + r).to(y_ptr.dtype.element_ty).to(tl.float32)
+    w = tl.load(w_ptr + c, mask=c < n_cols, other=0.0, eviction_policy="evict_last").to(tl.float32)
+    y = v * rstd[:, None] * w[None, :]
+    tl.store(y_rows + c[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
 # Largest row kept in registers: 32 KB (16K bf16, 8K fp32). At 16 warps that is 32 values of x
@@ -274,8 +300,21 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
     # 16384 x 4096 64.3 against 66.0, 32768 x 4096 125.7 against 130.0, 4096 x 4096 19.2 against
     # 19.2 (two passes: 64.9, 126.5, 19.9). torch's copy of x: 127.0, 254.5, 32.3, 63.1, 126.6 and
     # 18.3 µs. Two passes without the policy ran 4-9% slower than with it (call 1).
-    many_rows_policy = chunk is None and residual is None and one_pass and not few_rows and row_hints is None
-    two_pass_many = many_rows_policy and row_bytes >= 2 * _POLICY_MIN_ROW_BYTES
+    #
+    # Those two chunks (half the padded row each, so N is in (chunk, 2 chunk]) are written out,
+    # their loads back to back (the kernel's TWO_CHUNKS), not looped over with a
+    # trip count known only at run time, which issued one chunk's loads per iteration. Same run
+    # on an H200 (benchmarks/h200_session26, call 1), against the loop: 4096 x 8192 33.8 µs
+    # against 35.1, 16384 x 8192 125.5 against 126.6, 32768 x 8192 248.9 against 249.7 (the
+    # compiled rung: 33.8, 125.6, 249.1; with N compiled in as well: 33.7, 125.6, 249.0).
+    #
+    # fused_add_rmsnorm reads x and the residual with the evict-last policy at many rows too
+    # (rows of 8 KB and more), in one pass. Same run (call 1), against the plain loads: 4096 x 4096 33.3 µs against 34.3,
+    # 16384 x 4096 126.5 against 131.3, 32768 x 4096 251.2 against 260.7, 4096 x 8192 65.0 against
+    # 66.4, 16384 x 8192 250.6 against 259.7, 32768 x 8192 499.7 against 516.1 (torch's copy of x
+    # and the residual: 37.2, 130.6, 253.3, 68.4, 255.8, 508.1).
+    many_rows_policy = chunk is None and one_pass and not few_rows and row_hints is None
+    two_pass_many = many_rows_policy and residual is None and row_bytes >= 2 * _POLICY_MIN_ROW_BYTES
     if two_pass_many:
         one_pass, chunk = False, triton.next_power_of_2(n) // 2
         num_warps = num_warps or min(16, chunk * itemsize // 512)
@@ -301,7 +340,7 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
     # 2.32 against 2.47 µs, 256 x 4096 3.56 against 3.87, 64 and 256 x 8192 0.16-0.22 µs faster;
     # rmsnorm 256 x 4096 2.85 against 3.02, 64 and 256 x 8192 0.19-0.25 faster; 16 rows level;
     # rmsnorm 64 x 4096 1.93 against 1.86 (benchmarks/h200_session14, call 2). With many rows the
-    # loads stay plain (below).
+    # loads are plain where the evict-last policy (above) does not apply.
     if row_hints is None:
         row_hints = ("", "evict_first") if few_rows and one_pass else ("", "")
     # Few rows, too: no masks where the tile covers the rows (EXACT: N a power of two; BLOCK_M is 1
@@ -320,7 +359,7 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
         HAS_RESIDUAL=residual is not None, BLOCK_M=block_m, BLOCK_N=block_n, ONE_PASS=one_pass,
         ROW_CACHE=row_hints[0], ROW_EVICT=row_hints[1],
         EXACT=exact and one_pass and n == block_n and rows % block_m == 0, W_EARLY=w_early and one_pass,
-        FIRST_EVICT="evict_last" if two_pass_many else "",
+        FIRST_EVICT="evict_last" if two_pass_many else "", TWO_CHUNKS=two_pass_many,
         num_warps=num_warps, **(env.pdl_launch(x.device) if pdl else {}))
 
 
