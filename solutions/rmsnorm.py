@@ -258,7 +258,7 @@ _TILE = 4096
 # Chunk of the two-pass path: 16 KB of row per iteration.
 _CHUNK_BYTES = 16 * 1024
 # Shortest (padded) row read with an L2 evict-last policy at many rows (see _launch): 8 KB,
-# N = 4096 bf16; from twice that, in two passes. Shorter rows were not measured with it.
+# N = 4096 bf16; from twice that, rmsnorm in two passes. Shorter rows were not measured with it.
 _POLICY_MIN_ROW_BYTES = 8 * 1024
 
 
