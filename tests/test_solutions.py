@@ -87,3 +87,34 @@ def test_compiled_rungs_keep_the_row_length_static_at_a_second_row_length():
         # The row length as a literal: `r0_numel = 384` in a Triton kernel, `384L` in C++.
         assert re.search(r"\b384L?\b", src), f"{name}: the row length 384 is not a constant:\n{src[:3000]}"
         assert not lessons.kernels_compiled_by(fn, *make_args(7, 384)), f"{name}: recompiled for a new M"
+
+
+def test_compiled_paged_decode_keeps_head_size_and_page_static():
+    """Batch, table width and pool size marked dynamic, the model's constants static: under
+    automatic dynamic shapes a second head size (or head count, or page size) would be compiled as
+    a symbol, and the gather's index math would divide by it at run time (2.2x slower than eager
+    at head size 64 on an H200, after the bench's earlier cases at 128)."""
+    import re
+
+    import torch
+
+    from grading import lessons
+    from grading.specs import paged_decode as spec
+    from solutions import paged_decode
+
+    gen = torch.Generator().manual_seed(0)
+
+    def args(batch, context, head_dim, page=16):
+        params = {"batch": batch, "context": context, "heads": [6, 3], "head_dim": head_dim, "page": page}
+        return spec.make_inputs(params, torch.float32, gen, "cpu")[0]
+
+    torch._dynamo.reset()
+    for batch, context in ((2, 40), (3, 70)):  # the graph that serves every batch, width and pool
+        paged_decode.paged_decode_compiled(*args(batch, context, 128))
+    kernels = lessons.kernels_compiled_by(paged_decode.paged_decode_compiled, *args(3, 50, 64))
+    assert kernels, "nothing compiled for a new head size"
+    src = "\n".join(kernels)
+    # A page row of the cache, Hkv x D = 3 x 64 elements, as a literal (`192L` in C++).
+    assert re.search(r"\b192L?\b", src), f"the head size 64 is not a constant:\n{src[:3000]}"
+    assert not lessons.kernels_compiled_by(paged_decode.paged_decode_compiled, *args(5, 90, 64)), \
+        "recompiled for a new batch, table width or pool size"

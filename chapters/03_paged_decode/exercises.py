@@ -47,14 +47,15 @@ def paged_decode_eager(q, k_cache, v_cache, block_table, seq_lens, scale=None):
     return _gather_attend(q, k_cache, v_cache, block_table, seq_lens, scale)
 
 
-# torch.compile of the same gather path. The batch and the table width change at every decode
-# step: marked dynamic, so one graph serves them all.
-_gather_attend_graph = torch.compile(_gather_attend)
+# torch.compile of the same gather path. The batch, the table width and the pool's page count
+# change: marked dynamic, so one graph serves them all. The model's constants (head counts, head
+# size, page size) stay static (dynamic=False), or a second head size would become a symbol.
+_gather_attend_graph = torch.compile(_gather_attend, dynamic=False)
 
 
 def paged_decode_compiled(q, k_cache, v_cache, block_table, seq_lens, scale=None):
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
-    for t in (q, block_table, seq_lens):
+    for t in (q, block_table, seq_lens, k_cache, v_cache):
         torch._dynamo.maybe_mark_dynamic(t, 0)
     torch._dynamo.maybe_mark_dynamic(block_table, 1)
     return _gather_attend_graph(q, k_cache, v_cache, block_table, seq_lens, scale)
