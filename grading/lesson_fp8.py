@@ -31,7 +31,7 @@ def e4m3_facts() -> str:
         f"smallest normal: {fi.smallest_normal:g} = 2^-6; smallest subnormal: {positive.min().item():g} = 2^-9",
         "relative step: 2^-3 = 12.5% between 1 and 2 (3 mantissa bits), so rounding costs up to 6.25%",
         f"distinct positive values: {positive.numel()} across {fi.max / positive.min().item():.0f}x of range "
-        f"(bf16: 8 mantissa bits, 2^-9 relative rounding)",
+        f"(bf16: 7 mantissa bits, rounding up to 2^-8 relative)",
         "the grid between 1 and 2: " + ", ".join(f"{v:g}" for v in positive[(positive >= 1) & (positive <= 2)].tolist()),
     ])
 

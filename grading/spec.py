@@ -41,7 +41,7 @@ class Tolerance:
     rtol: float
 
 
-# Per output dtype. bf16 keeps 8 mantissa bits (rounding alone is up to 2^-9 relative), fp16 11.
+# Per output dtype. bf16 keeps 8 significant bits (rounding alone is up to 2^-8 relative), fp16 11.
 DEFAULT_TOLERANCES: dict[torch.dtype, Tolerance] = {
     torch.float64: Tolerance(rel_l2=1e-10, atol=1e-10, rtol=1e-10),
     torch.float32: Tolerance(rel_l2=1e-5, atol=1e-5, rtol=1e-5),

@@ -204,7 +204,7 @@ def _paged_decode_split_kernel(
         l_i = l_i * alpha + tl.sum(p, 1)
         v_rows = page * stride_vp + slot * stride_vs + kvp * KV_PACK * stride_vh
         v = tl.load(v_ptr + v_rows[:, None] + cols[None, :], mask=t_ok[:, None], other=0.0)  # [BLOCK_N, KV_PACK · D]
-        # p in v's dtype for the tensor cores: one rounding per weight (2^-9 relative in bf16).
+        # p in v's dtype for the tensor cores: one rounding per weight (up to 2^-8 relative in bf16).
         acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=DOT_PRECISION)
         m_i = m_new
 

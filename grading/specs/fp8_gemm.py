@@ -19,12 +19,12 @@ The contract the reference kernels accept (every rung checks it with `check_*_in
 Correctness, and why these tolerances are honest:
 - fp8_gemm is judged against the float64 product of the dequantized inputs. The only rounding a
   correct kernel adds is fp32 accumulation (K · 2^-24 relative at worst, far below the rest) and
-  the final rounding to bf16 (2^-9 relative): rel L2 1e-2, elementwise 2e-2 · scale + 1.6e-2 · |y|
-  (GEMM_TOLERANCES below), with the absolute part scaled by each case's output magnitude
-  (`Case.scale`). What it rejects: a lost scale or K tail (tens of percent), an accumulator kept
-  in bf16 (2^-9 per add: about 2.6% at K = 1040), and Hopper's fp8 "fast accumulation" at long K
-  (its tensor-core accumulator keeps 13 mantissa bits and truncates; promoted to fp32 every 128
-  of K it is within bf16 rounding).
+  the final rounding to bf16 (up to 2^-8 relative): rel L2 1e-2, elementwise
+  2e-2 · scale + 1.6e-2 · |y| (GEMM_TOLERANCES below), with the absolute part scaled by each
+  case's output magnitude (`Case.scale`). What it rejects: a lost scale or K tail (tens of
+  percent), an accumulator kept in bf16 (up to 2^-8 per add: about 2.6% at K = 1040), and
+  Hopper's fp8 "fast accumulation" at long K (its tensor-core accumulator keeps 13 mantissa bits
+  and truncates; promoted to fp32 every 128 of K it is within bf16 rounding).
 - fp8_quantize: the scale must be max(amax, 1e-12)/448 to fp32 rounding (rtol 1e-6, no absolute
   slack). q is compared with x / scale (float64) rounded to e4m3: each element may be one e4m3
   step away (2^-3 of the value; 2^-9 below 2^-6, the subnormal step), since an fp32 x / scale or
@@ -59,8 +59,12 @@ SCALE_TOLERANCE = Tolerance(rel_l2=1e-6, atol=0.0, rtol=1e-6)
 # fp8_gemm cases carry the operands' dtype (so GPUs before sm_89 skip them, grading.check); the
 # output is bf16. The bf16 tolerance's relative parts, and an absolute part of 2% of the output's
 # typical magnitude (Case.scale): a port that dequantizes to bf16 before a bf16 matmul rounds
-# every operand by up to 2^-9, which moves an output by ~0.2% of that magnitude typically and
-# by ~1% in the far tail of 10^7 outputs. Harmless next to e4m3's own 2^-4, and accepted.
+# every operand by up to 2^-8 (relative), which moves an output by ~0.3% of that magnitude
+# typically (the standard deviation) and by 2-3% at worst in the tail. Harmless next to e4m3's
+# own 2^-4, and accepted, with a thin margin: the reference eager rung reaches up to 0.74 of this
+# elementwise tolerance on the grader's cases (six seeds, on the CPU), and exceeded it at 1 of
+# 16384 outputs in one of some 200 draws of chapter 02's 16 x 1024 x 1024 example (0.025 off at
+# an output of 0.029, 0.0205 allowed; the chapter's example now has a fixed seed).
 GEMM_TOLERANCES = {**DEFAULT_TOLERANCES, E4M3: Tolerance(rel_l2=1e-2, atol=2e-2, rtol=1.6e-2)}
 
 
@@ -119,7 +123,7 @@ def fp8_quantize_ref(x: torch.Tensor, per_token: bool) -> tuple[torch.Tensor, to
 # the odd neighbour (2^-9 where round-to-nearest-even gives 2^-8) to miss the 1% relative L2
 # limit, and only the CUDA rung passed (benchmarks/h200_session16, call 2, seed 2116). The same
 # eager code on the CPU rounds them all to even. quantize_in_bf16 (tests/broken), whose bf16
-# quotient is up to 2^-9 off, is still rejected.
+# quotient is up to 2^-8 (relative) off, is still rejected.
 TIE_WINDOW = 2.0**-19
 
 
