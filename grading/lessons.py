@@ -998,7 +998,8 @@ class Fp8Check:
     @property
     def ok(self) -> bool:
         # A scale computed from y rounded to bf16 first (the unfused pipeline) is off by up to half
-        # a bf16 step, 2^-8 relative; a wrong formula (amax/224, the mean instead of the max) is off by far more.
+        # a bf16 step, 2^-8 relative; a wrong formula (amax/224, the mean instead of the max) is off
+        # by far more.
         return self.worst <= 1.0 and self.scale_rel_err <= 2.0**-7
 
     def __str__(self) -> str:

@@ -302,17 +302,17 @@ def _launch(x, residual, weight, eps, y, h, block_m=None, num_warps=None, chunk=
     # 18.3 µs. Two passes without the policy ran 4-9% slower than with it (call 1).
     #
     # Those two chunks (half the padded row each, so N is in (chunk, 2 chunk]) are written out,
-    # their loads back to back (the kernel's TWO_CHUNKS), not looped over with a
-    # trip count known only at run time, which issued one chunk's loads per iteration. Same run
-    # on an H200 (benchmarks/h200_session26, call 1), against the loop: 4096 x 8192 33.8 µs
-    # against 35.1, 16384 x 8192 125.5 against 126.6, 32768 x 8192 248.9 against 249.7 (the
-    # compiled rung: 33.8, 125.6, 249.1; with N compiled in as well: 33.7, 125.6, 249.0).
+    # their loads back to back (the kernel's TWO_CHUNKS), not looped over with a trip count known
+    # only at run time, which issued one chunk's loads per iteration. Same run on an H200
+    # (benchmarks/h200_session26, call 1), against the loop: 4096 x 8192 33.8 µs against 35.1,
+    # 16384 x 8192 125.5 against 126.6, 32768 x 8192 248.9 against 249.7 (the compiled rung:
+    # 33.8, 125.6, 249.1; with N compiled in as well: 33.7, 125.6, 249.0).
     #
-    # fused_add_rmsnorm reads x and the residual with the evict-last policy at many rows too
-    # (rows of 8 KB and more), in one pass. Same run (call 1), against the plain loads: 4096 x 4096 33.3 µs against 34.3,
-    # 16384 x 4096 126.5 against 131.3, 32768 x 4096 251.2 against 260.7, 4096 x 8192 65.0 against
-    # 66.4, 16384 x 8192 250.6 against 259.7, 32768 x 8192 499.7 against 516.1 (torch's copy of x
-    # and the residual: 37.2, 130.6, 253.3, 68.4, 255.8, 508.1).
+    # fused_add_rmsnorm reads x and the residual with the evict-last policy at many rows too (rows
+    # of 8 KB and more), in one pass. Same run (call 1), against the plain loads: 4096 x 4096
+    # 33.3 µs against 34.3, 16384 x 4096 126.5 against 131.3, 32768 x 4096 251.2 against 260.7,
+    # 4096 x 8192 65.0 against 66.4, 16384 x 8192 250.6 against 259.7, 32768 x 8192 499.7 against
+    # 516.1 (torch's copy of x and the residual: 37.2, 130.6, 253.3, 68.4, 255.8, 508.1).
     many_rows_policy = chunk is None and one_pass and not few_rows and row_hints is None
     two_pass_many = many_rows_policy and residual is None and row_bytes >= 2 * _POLICY_MIN_ROW_BYTES
     if two_pass_many:

@@ -104,8 +104,8 @@ def test_compiled_paged_decode_keeps_head_size_and_page_static():
 
     gen = torch.Generator().manual_seed(0)
 
-    def args(batch, context, head_dim, page=16):
-        params = {"batch": batch, "context": context, "heads": [6, 3], "head_dim": head_dim, "page": page}
+    def args(batch, context, head_dim):
+        params = {"batch": batch, "context": context, "heads": [6, 3], "head_dim": head_dim, "page": 16}
         return spec.make_inputs(params, torch.float32, gen, "cpu")[0]
 
     torch._dynamo.reset()
