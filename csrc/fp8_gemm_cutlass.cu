@@ -36,8 +36,8 @@
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these seven. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29,
 // 30 and 51-53: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
-// 9's), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 11 (one library each, compiled
-// side by side):
+// 9's, 59 in 58's), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 12 (one library each,
+// compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
@@ -88,6 +88,11 @@
 //                                        dependent launch                                    [11]
 //   51, 52, 53 = 4, promoted every 512, 1024, 2048 of K, with dependent launch (30 with rarer
 //                promotion; 53 a pick)
+//   57         128x128x128  cooperative  cluster 2x1, stream-K forced, two temporaries,
+//                                        dependent launch (36 with its last waves split)      [12]
+//   58         128x192x128  cooperative  cluster 2x1, stream-K forced, promoted every 2048 of
+//                                        K, dependent launch (53 with its last waves split)   [12]
+//   59 = 58, stream-K where CUTLASS's heuristic chooses it                                   [12]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -265,7 +270,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 54;  // 0 (auto) and the fifty-three configurations
+constexpr int kNumConfigs = 60;  // 0 (auto) and configurations 1-59 (54-56 removed)
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -321,9 +326,17 @@ const char* const kConfigNames[kNumConfigs] = {
     "51 = 17 dependent launch",
     "52 = 18 dependent launch",
     "53 = 4 promote2048 dependent launch",
+    "54 (removed)",
+    "55 (removed)",
+    "56 (removed)",
+    "57 128x128x128 coop c2x1 streamK forced two temporaries dependent launch",
+    "58 128x192x128 coop c2x1 streamK forced promote2048 dependent launch",
+    "59 = 58 streamK heuristic",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
-// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 11.
+// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 12. 54-56 (36 adding its
+// temporaries every 2, 4 and 16 k-tiles; benchmarks/h200_session22, call 2) were within 1% of 36
+// and are gone; their numbers stay unused so the committed results keep their meaning.
 #if defined(KL_FP8_GEMM_SWEEP)
 constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 #else
@@ -332,10 +345,10 @@ constexpr int kBuild = 0;
 constexpr const char* const kBuildConfigs[] = {
     "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
-    "2, 21-28 and 33", "46 and 47", "49 and 50",
+    "2, 21-28 and 33", "46 and 47", "49 and 50", "57-59",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
-              "KL_FP8_GEMM_SWEEP must be 1 to 11");
+              "KL_FP8_GEMM_SWEEP must be 1 to 12");
 constexpr const char* kThisBuild = kBuildConfigs[kBuild];
 
 // One problem as the caller sees it (before any swap).
@@ -400,6 +413,8 @@ constexpr Knobs promote(int k_steps) { Knobs k; k.promotion = k_steps; return k;
 constexpr Knobs swizzle(int size) { Knobs k; k.swizzle = size; return k; }
 constexpr Knobs split_evenly() { Knobs k; k.splits_fill_sms = true; return k; }
 constexpr Knobs dependent_launch(Knobs k = Knobs{}) { k.dependent_launch = true; return k; }
+// Stream-K forced: the last two waves' tiles split along K, whatever CUTLASS's heuristic says.
+constexpr Knobs stream_k(Knobs k = Knobs{}) { k.decomposition = 3; return k; }
 
 // The stream-K scheduler's tag: CUTLASS's, or with CUTLASS_ENABLE_GDC_FOR_SM90 ours (above).
 #if defined(CUTLASS_ENABLE_GDC_FOR_SM90)
@@ -624,6 +639,7 @@ struct Fp8GemmConfig {
       // fewer than SMs (4096 weight rows = 32 tiles). Otherwise CUTLASS's heuristic: stream-K
       // only when the last wave of tiles would leave SMs idle.
       using Mode = typename GemmKernel::TileScheduler::DecompositionMode;
+      static_assert(int(Mode::StreamK) == 3, "stream_k() (Knobs) names DecompositionMode::StreamK as 3");
       scheduler.decomposition_mode = knobs.decomposition >= 0 ? static_cast<Mode>(knobs.decomposition)
                                      : kSwapAB                ? Mode::StreamK
                                                               : Mode::Heuristic;
@@ -800,6 +816,19 @@ using Config47 = PingPong<Shape<_64, _64, _128>, true, Shape<_2, _1, _1>, Pingpo
 //    every 256 of K as 10 does.
 using Config49 = TwoTemps<Shape<_128, _144, _128>, Shape<_2, _1, _1>>;
 using Config50 = Cooperative<Shape<_128, _144, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
+#elif KL_FP8_GEMM_SWEEP == 12
+// 57, 58, 59. Large M, the last wave. A persistent kernel's tiles run in waves of one per SM
+//    (cluster pair), and a last wave that is not full leaves SMs idle: 4096 x 4096 is 1024 tiles
+//    of 128x128, 7.76 waves on 132 SMs (36); 8192 x 4096 is 1408 tiles of 128x192, 10.67 waves,
+//    4096 x 8192 1376, 10.42 (53). Stream-K's decomposition splits the tiles of the last two
+//    waves along K over one wave of CTAs and runs the rest whole: the time of 7.76 waves instead
+//    of 8 (3%; 4-5% at the other two), less the partial sums' fixup through the workspace.
+//    CUTLASS's heuristic keeps whole tiles when the last wave is at least half full (4096 x
+//    4096, 8192 x 4096), so 57 (36's kernel) and 58 (53's) force stream-K; 59 is 58 with the
+//    heuristic. Never measured at large M with these mainloops: 3, 8 and 15 are stream-K with
+//    CUTLASS's promotion every 128 or 256 of K, which drains the pipe (see the top).
+using Config57 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>, StreamK>;
+using Config58 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, StreamK, false>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -879,6 +908,10 @@ auto with_config(int config, F&& f) {
 #elif KL_FP8_GEMM_SWEEP == 11
     case 49: return f(Config49{}, dependent_launch());
     case 50: return f(Config50{}, dependent_launch(promote(8)));
+#elif KL_FP8_GEMM_SWEEP == 12
+    case 57: return f(Config57{}, dependent_launch(stream_k()));
+    case 58: return f(Config58{}, dependent_launch(stream_k(promote(64))));
+    case 59: return f(Config58{}, dependent_launch(promote(64)));
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
