@@ -1,0 +1,1030 @@
+// fp8_gemm, the CUTLASS rung: y[M, N] = (a[M, K] * scale_a) @ (b[N, K] * scale_b)^T, e4m3 inputs,
+// fp32 accumulation, bf16 output; scale_a fp32 [1] or [M, 1], scale_b fp32 [1] or [N, 1]. b is an
+// nn.Linear weight ([N, K], row-major), so both operands are K-major: the "TN" GEMM, A row-major
+// and B column-major in CUTLASS's terms.
+//
+// Hopper only (sm_90a): the kernels are CUTLASS 3.x warp-specialized kernels, one producer warp
+// moving tiles with TMA (the bulk tensor copy engine) into a shared-memory pipeline, two consumer
+// warpgroups issuing wgmma (QGMMA in SASS), the scales applied in the epilogue as it leaves the
+// accumulators. On any other GPU the launcher throws with the reason.
+//
+// Napkin math, H200 (measured ceilings: 4.27 TB/s copy, _scaled_mm 1261 TFLOP/s; dense fp8 on
+// the datasheet 1979):
+//   FLOPs 2 M N K; bytes M K + N K (fp8) + 2 M N (bf16 y). The ridge point is 1261e12 / 4.27e12
+//   = 295 FLOP/byte, which for the weight alone (N K bytes, 2 M N K FLOPs) is M ~ 150 tokens.
+//   - Decode, M <= 64: the weight's bytes decide. 8192 x 8192 at M = 16: 67 MB / 4.27 TB/s =
+//     15.7 us, while the FLOPs take 1.7 us. The kernel must keep every SM streaming weight.
+//   - Prefill, M >= 1024: the FLOPs decide. 4096 x 8192 x 8192: 550 GFLOP / 1261 TFLOP/s = 436 us.
+//     The kernel must keep the tensor cores fed: big tiles (fewer bytes per FLOP from shared
+//     memory and L2) and TMA multicast across a cluster, within the registers that fp32
+//     accumulation leaves (see Accuracy).
+//
+// The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
+// from 29, 36, 41, 43, 44, 48 and 53 by the shape, each launched with programmatic dependent
+// launch; 29 and 53 are kernels 3 and 4 promoted every 256 and 2048 of K, see below; 36 and 41-48
+// promote from two temporaries, see TwoTempsMainloop):
+//   43 swap-AB 64x16x128    ping-pong    persistent               M <= 16
+//   41 swap-AB 64x64x128    ping-pong    persistent               M <= 64; M <= 128 where its
+//                                                                 tiles make one wave
+//   44 swap-AB 64x128x128   ping-pong    persistent               M <= 128, one wave of its tiles
+//   48 swap-AB 64x128x128   ping-pong    cluster 4x1, persistent  M <= 128, more tiles
+//   3          128x128x128  cooperative  stream-K                 M > 128 with under half a wave
+//                                                                 of 128x128 tiles (as 29)
+//   36         128x128x128  cooperative  cluster 2x1, persistent  M > 128 where 4's tiles make
+//                                                                 under 8 waves
+//   4          128x192x128  cooperative  cluster 2x1, persistent  larger M x N (as 53)
+// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these seven. The sweep in
+// benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29,
+// 30 and 51-53: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
+// 9's, 59 in 58's), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 12 (one library each,
+// compiled side by side):
+//   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
+//   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
+//   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
+//   6          128x256x128  cooperative  cluster 2x1, persistent, FAST ACCUMULATION: the speed
+//              the accuracy below costs; its error at long K is outside the spec's tolerance  [1]
+//   7 swap-AB  128x16x256   cooperative  stream-K, promoted every 256 of K                     [2]
+//   8          128x192x128  cooperative  cluster 2x1, stream-K (heuristic)                     [2]
+//   9          128x128x256  cooperative  cluster 2x1, persistent, promoted every 256 of K      [3]
+//   10 = 4, promoted every 256 of K (every second k-tile)
+//   11 = 4, tile swizzle 4 (raster order by the scheduler's heuristic)
+//   12 = 1, stream-K's own heuristic (data-parallel where the tiles fill whole waves)        [4]
+//   13 = 1, split-K into SMs / tiles equal parts instead of stream-K                        [4]
+//   14 = 1, stream-K with the non-deterministic (unordered) reduction of partial tiles       [4]
+//   15 = 3, promoted every 256 of K
+//   16 = 8, promoted every 256 of K (built with 8)                                           [2]
+//   17, 18 = 4, promoted every 512, 1024 of K
+//   19, 20 = 3, promoted every 512, 1024 of K
+//   21 swap-AB 64x16x128    ping-pong    persistent  (M <= 16 until 43)                      [9]
+//   22 swap-AB 64x64x128    ping-pong    persistent  (M <= 64 until 41)                      [9]
+//   23         128x64x128   cooperative  cluster 1x2, persistent  (M = 128 until 44)         [9]
+//   24 = 2, split-K into SMs / tiles equal parts instead of stream-K                        [9]
+//   25, 26, 27, 28 = 21, 22, 23, 2 with programmatic dependent launch (see below)            [9]
+//   29, 30 = 15, 10 with programmatic dependent launch (29 a pick; 30 was one until 53)
+//   31 swap-AB 64x64x128    ping-pong    cluster 2x1, persistent, dependent launch          [5]
+//   32 swap-AB 64x16x128    ping-pong    cluster 2x1, persistent, dependent launch          [5]
+//   33 swap-AB 64x32x128    ping-pong    persistent, dependent launch (32 < M <= 64, few
+//                                        weight rows, until 41)                              [9]
+//   34         64x192x128   ping-pong    cluster 2x1, persistent, promoted every 256 of K,
+//                                        dependent launch                                    [5]
+//   35         128x96x128   ping-pong    cluster 2x1, persistent, promoted every 256 of K,
+//                                        dependent launch                                    [5]
+//   36         128x128x128  cooperative  cluster 2x1, persistent, two temporaries (below),
+//                                        dependent launch (a pick: see above)
+//   37         128x128x128  cooperative  cluster 1x2, as 36                                  [6]
+//   38         128x128x128  cooperative  cluster 2x1, persistent, CUTLASS's promotion,
+//                                        dependent launch (36's control)                      [6]
+//   39 = 38, promoted every 256 of K                                                          [6]
+//   40         128x64x128   cooperative  cluster 1x2, as 23 with two temporaries, dep. launch [7]
+//   41 swap-AB 64x64x128    ping-pong    as 22 with two temporaries, dependent launch (a pick)
+//   42 swap-AB 64x32x128    ping-pong    as 33 with two temporaries, dependent launch         [7]
+//   43 swap-AB 64x16x128    ping-pong    as 21 with two temporaries, dependent launch (a pick)
+//   44 swap-AB 64x128x128   ping-pong    two temporaries, dependent launch (a pick)
+//   45         128x128x128  cooperative  stream-K, as 3 with two temporaries, dep. launch      [8]
+//   46, 47     44 and 41 in a 2x1 cluster (the token tile multicast), dependent launch      [10]
+//   48         44 in a 4x1 cluster, dependent launch (a pick)
+//   49         128x144x128  cooperative  cluster 2x1, persistent, two temporaries, dep. launch [11]
+//   50         128x144x128  cooperative  cluster 2x1, persistent, promoted every 256 of K,
+//                                        dependent launch                                    [11]
+//   51, 52, 53 = 4, promoted every 512, 1024, 2048 of K, with dependent launch (30 with rarer
+//                promotion; 53 a pick)
+//   57         128x128x128  cooperative  cluster 2x1, stream-K forced, two temporaries,
+//                                        dependent launch (36 with its last waves split)      [12]
+//   58         128x192x128  cooperative  cluster 2x1, stream-K forced, promoted every 2048 of
+//                                        K, dependent launch (53 with its last waves split)   [12]
+//   59 = 58, stream-K where CUTLASS's heuristic chooses it                                   [12]
+// Why these (napkin math; the sweep must confirm):
+//   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
+//     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
+//     accumulators, then restarts. At 128x192x128 a k-tile is 4 wgmma k-steps, 6.3 MFLOP, ~830
+//     cycles of an SM's tensor cores (1979 TFLOP/s / 132 SMs / 1.98 GHz), and each drain idles
+//     them for the wgmma latency plus 96 FADDs per thread on 8 warps (~200 issue cycles): up to
+//     ~25%, while _scaled_mm (promoting too, or it would fail the same tolerance) runs
+//     1.06-1.18x faster at M >= 4096. Promoting every 256 of K (10, 15, 16; 7 and 9 with 256-deep
+//     k-tiles) halves the drains; a partial sum then carries 8 k-step roundings instead of 4,
+//     however long K is (the check in the sweep judges it against the spec's tolerance).
+//   - The last wave: 4096 x 4096 is 32 x 22 = 704 tiles of 128x192 on 132 SMs, 5.33 waves, so
+//     the sixth runs a third full (~11% of the time idle); stream-K (8) splits those tiles' K.
+//   - L2: 4096 x 28672 x 8192 reads b (235 MB) and a (34 MB) many times over; a swizzled raster
+//     (11) keeps the a and b panels of tiles in flight together in L2.
+//   - Decode (M <= 64) streams the weight: 4096 x 4096 is 16.8 MB, 3.9 us at the copy roof, where
+//     kernel 1 takes 13.5 us and _scaled_mm 7.2. Fixed costs dominate: forced stream-K zeroes
+//     its flags in the workspace (a memset before every call), and each of ~4 CTAs per tile
+//     adds its partial in turn. 12 (no split where 112+ tiles already fill the GPU: N >= 14336),
+//     13 (even split-K, 128 CTAs at N = 4096) and 14 (partials added in any order) take those
+//     costs apart; 7 halves the k-tile count per CTA (fewer barrier round trips).
+//   - Decode, measured (benchmarks/fp8_gemm_trace.py, H200): at 1 x 4096 x 4096 kernel 1 runs
+//     11.6 us after a 0.9 us memset, and 12-14 run 10.9-11.7 us, while torch._scaled_mm's one
+//     kernel (64x8 tiles of the swapped product, cluster 4x1, by its name) runs 7.0. Splitting K
+//     over 4 CTAs a tile is what the three share: each CTA streams only 128 KB, and the partial
+//     sums meet through the workspace. 21 and 22 do as cuBLAS does: 64 weight rows a tile (the
+//     ping-pong kernel's consumer warpgroup owns a whole 64-row tile; the cooperative one needs
+//     128), twice the tiles of kernel 1 and no K split, each CTA streaming whole rows of the
+//     weight (64 CTAs of 256 KB at N = 4096, 224 at 14336). 21 then ran 8.7 us there (no memset).
+//     24 keeps kernel 2's tile but splits K evenly. M = 128: kernel 3 ran 27.1 us at 8192 x 8192
+//     where cuBLAS's 128x64 tiles with a 1x2 cluster ran 20.8; 23 is that tile shape (128 tiles
+//     at N = 8192: one wave), the pair of CTAs sharing the activations' tile: 23.1 us.
+//   - Decode after 21-23 (M = 16-64 at 0.90-0.96x _scaled_mm with dependent launch; 64 x 4096
+//     x 14336 0.72x). With 22 at M = 64 each CTA reads the whole activation tile column (64
+//     tokens x K) beside its 64 weight rows: L2 serves as many bytes of a as of the weight, and
+//     N = 4096 gives only 64 CTAs for 132 SMs. 31 (and 32 for 21) puts two CTAs of neighbouring
+//     weight rows in a cluster that multicasts the token tile: half the reads of a from L2 (the
+//     cuBLASLt decode kernel's name says 64x8 tiles in a 4x1 cluster). 33 halves the token tile
+//     instead: twice the CTAs at M = 64 (128 at N = 4096), each weight tile read by two.
+//     Measured (h200_session19, call 1): 31 and 32 no faster than 22 and 21; 33 0.87x and 0.82x
+//     _scaled_mm at 64 x 4096 x 4096 and 64 x 4096 x 14336, where 26 (22) ran 0.81x and 0.73x, and
+//     slower than 26 wherever 22's tiles already fill the SMs (N >= 8192: 0.76-0.82x against
+//     0.89-1.00x). So 33 became the pick at 32 < M <= 64 where its tiles make one wave (until
+//     41, below).
+//   - Large M after 10: 0.89-0.98x _scaled_mm. The cooperative kernel's two warpgroups finish a
+//     tile together and then both run its epilogue (scale, round, store 48 KB of bf16) while the
+//     tensor cores wait; the producer has the next tile's stages loaded, but no wgmma is issued
+//     until the store is done. At K = 4096 a 128x192 tile is 32 k-tiles, ~27k tensor-core cycles,
+//     and its epilogue a few thousand: up to ~5-10%, most where K is short. Ping-pong gives each
+//     warpgroup its own tile, so one runs its epilogue while the other's mainloop keeps the tensor
+//     cores busy. Its warpgroup tile must hold the promotion temporary too: 64x192 (34) or 128x96
+//     (35), 96 + 96 accumulator registers as in 10, with 10's cluster and promotion interval.
+//     Measured (h200_session19, call 1): 0.70-0.74x _scaled_mm (geometric mean at M = 4096 and
+//     8192) where 10 ran 0.90-0.96x. Half-height tiles cost more than the overlap gains.
+//   - Decode after 36 (two temporaries, below): at N = 4096 the decode kernels' 64-row tiles are
+//     64 CTAs, one tile each, so one consumer warpgroup does all of a CTA's wgmmas and each SM
+//     must stream twice its share of the weight. Each promotion's drain (the wgmma latency and the
+//     FADDs, per k-tile) then stands between the loads and the tensor cores. 40-45 are the decode
+//     picks' tiles with the two-temporaries mainloop (ping-pong too: its consumer calls the same
+//     mma(), one warpgroup's share), and 44 one 128-token tile for M = 128, which reads the weight
+//     once where 64-token tiles read it twice from L2. Measured (h200_session20, calls 1 and 2,
+//     geometric means over the six weights): 43 1.05x _scaled_mm at M = 1 and 16 (1.00-1.13x),
+//     where 21 ran 0.98-0.99x; 41 1.04x at M = 64 (0.96-1.09x), where the picks 22 and 33 ran
+//     0.94x. M = 128: 41 1.05x and 1.01x at N = 4096, where 22 and 2 ran 0.89x and 0.85x; 44
+//     1.00x at N = 8192 and 14336 with K = 8192 and 4096 (23 0.93x, 15 0.98x), 0.93x at 8192 x
+//     28672 (23 0.88x), 0.83x at N = 28672 (15 0.92x; see 48 below). 40, 42 and 45 were behind
+//     these everywhere.
+//   - L2 at M = 128: 44's CTA loads 8 KB of weight (from HBM) and 16 KB of tokens (from L2) per
+//     k-tile, so while the weight streams at 4.27 TB/s, L2 must deliver three times that (~13
+//     TB/s); 41 at M = 64, 8 + 8 KB, twice. A 2x1 cluster of neighbouring weight-row tiles
+//     multicasts the token tile (46, 47): one L2 read for two CTAs; 4x1 (48) for four.
+//     Measured (h200_session20, call 4): at M = 128, 48 1.02x and 0.97x at N = 14336 and 28672,
+//     where 44 ran 0.99x and 15 0.94x; 0.61-0.67x at N = 8192, whose 128 tiles are one per CTA
+//     (44 0.93-0.97x there). 46 and 47 were level or slower than 44 and 41 at M = 64 and 128.
+// Out of reach of this file, from the same registers: 128x256 or 256x128 tiles with promotion
+// (64x256 per warpgroup is 128 accumulators plus 128 temporaries, past 232 registers), and the
+// ping-pong schedule, whose warpgroup tile (128x128 at least to pay for itself) doubles that.
+//
+// Swap-AB: a wgmma instruction is 64 rows tall (M) and 8..256 columns wide (N), so a GEMM with 1-64
+// rows of M wastes most of each instruction. Computing y^T = b a^T instead puts the weight's N
+// (4096..28672) on the tall side and the few tokens on the narrow side; y^T column-major is y
+// row-major, so only the epilogue's store layout changes, and the two scales trade places.
+//
+// Accuracy: wgmma adds fp8 products into its accumulators with fewer bits than fp32 (13 of
+// mantissa, truncated, by public measurements), so an error that grows with K; at Llama's K
+// (4096-28672) it is past bf16 rounding, and grading/specs/fp8_gemm.py rejects it. Every shipped
+// kernel therefore runs 4 or 8 k-steps (128 or 256 of K) into a temporary and adds that to fp32
+// accumulators with ordinary FADDs (mma_promotion_interval; CUTLASS's default is 4). Each
+// wgmma k-step (32 of K) truncates once, so a partial sum of 8 steps carries at most 8 such
+// roundings however long K is, against ~130 for fast accumulation at K = 4144. The temporary doubles
+// the accumulator registers: a consumer thread gets 232 (setmaxnreg), so a warpgroup's share of
+// a tile stops at 64x192 (96 + 96 registers); 64x256, the usual share without promotion, would
+// need 256. Kernel 6 shows what the promotion costs.
+//
+// Device-side assert() in CUTLASS's stream-K and pipeline code is a call to __assertfail, and a
+// call among wgmma instructions makes ptxas serialize them (warning C7510: each wgmma waits for
+// the one before). CUTLASS's own builds define NDEBUG; so does this file, before any header.
+#ifndef NDEBUG
+#define NDEBUG
+#endif
+// Programmatic dependent launch (kl_common.cuh; chapter 01): with this defined, CUTLASS's sm90
+// kernels wait for the previous kernel's writes (griddepcontrol.wait) before their first global
+// load, and run(..., launch_with_pdl) lets a launch be scheduled while the kernel before it
+// drains. Launched without it (configurations 2-24), the wait returns at once. On an H200, beside
+// the same kernels launched without it in one run (benchmarks/h200_session18/call1), geometric
+// mean over the six Llama weights against torch._scaled_mm: 0.97x at M = 1 and 0.96x at 16 (25)
+// where 21 ran 0.92x, 0.90x at 64 (26; 22 0.86x), 0.81x at 128 (27; 23 0.79x); 28-30 within 2% of
+// 2, 15 and 10. So every pick since is launched that way. The switch is on in the shipped build
+// and in sweep builds 5 and up, whose candidates are compared with those picks; builds 1-4
+// compare kernels without it. CUTLASS's stream-K scheduler does not compile with the switch;
+// kl_cutlass::StreamKScheduler (below) is the one the stream-K kernels use then.
+#if !defined(KL_FP8_GEMM_SWEEP) || KL_FP8_GEMM_SWEEP >= 5
+#define CUTLASS_ENABLE_GDC_FOR_SM90
+#endif
+// CuTe picks a tile's wgmma shape from the widest that divides its N; the shapes between 128 and
+// 256 that are not multiples of 64 (136, 144, ...) are left out unless this is defined, and a
+// 144-wide tile then gets 64x16 instructions (nine per k-step). Sweep build 11's tiles need it.
+#if defined(KL_FP8_GEMM_SWEEP) && KL_FP8_GEMM_SWEEP == 11
+#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
+#endif
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <cute/tensor.hpp>
+#include <cutlass/cutlass.h>
+#include <cutlass/epilogue/collective/collective_builder.hpp>
+#include <cutlass/epilogue/fusion/sm90_visitor_compute_tma_warpspecialized.hpp>
+#include <cutlass/epilogue/fusion/sm90_visitor_load_tma_warpspecialized.hpp>
+#include <cutlass/epilogue/fusion/sm90_visitor_tma_warpspecialized.hpp>
+#include <cutlass/gemm/collective/collective_builder.hpp>
+#include <cutlass/gemm/device/gemm_universal_adapter.h>
+#include <cutlass/gemm/dispatch_policy.hpp>
+#include <cutlass/gemm/kernel/gemm_universal.hpp>
+#include <cutlass/gemm/kernel/tile_scheduler.hpp>
+#include <cutlass/numeric_types.h>
+#include <cutlass/util/packed_stride.hpp>
+
+#include "fp8_gemm_cutlass.h"
+#include "kl_common.cuh"
+
+#if defined(CUTLASS_ENABLE_GDC_FOR_SM90)
+// With CUTLASS_ENABLE_GDC_FOR_SM90 the sm90 kernels ask their tile scheduler whether a CTA's tile
+// is its last (is_last_tile), to let the next kernel launch early. CUTLASS 4.2's stream-K
+// scheduler does not compile there: its is_last_tile, a const member, passes a member to a
+// non-const reference (sm90_tile_scheduler_stream_k.hpp). Ours is that scheduler with the one
+// answer replaced by "no": a stream-K CTA lets the next kernel launch when it exits, as without
+// the switch. Everything else is inherited. The configurations name its tag (StreamK, below).
+namespace kl_cutlass {
+struct StreamKScheduler {};
+template <class TileShape, class ClusterShape>
+class StreamKSchedulerSm90
+    : public cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90StreamK<TileShape, ClusterShape> {
+  using Base = cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90StreamK<TileShape, ClusterShape>;
+
+ public:
+  using Base::Base;
+  template <class WorkTileInfo>
+  CUTLASS_DEVICE bool is_last_tile(WorkTileInfo const&, uint32_t = 1) const { return false; }
+};
+}  // namespace kl_cutlass
+
+namespace cutlass::gemm::kernel::detail {
+template <class TileShape, class ClusterShape, uint32_t SchedulerPipelineStageCount>
+struct TileSchedulerSelector<kl_cutlass::StreamKScheduler, arch::Sm90, TileShape, ClusterShape,
+                             SchedulerPipelineStageCount> {
+  using Scheduler = kl_cutlass::StreamKSchedulerSm90<TileShape, ClusterShape>;
+};
+}  // namespace cutlass::gemm::kernel::detail
+#endif
+
+namespace {
+
+using namespace cute;
+
+constexpr int kNumConfigs = 60;  // 0 (auto) and configurations 1-59 (54-56 removed)
+const char* const kConfigNames[kNumConfigs] = {
+    "auto",
+    "1 swapAB 128x16x128 coop streamK",
+    "2 swapAB 128x64x128 coop streamK",
+    "3 128x128x128 coop streamK",
+    "4 128x192x128 coop c2x1",
+    "5 128x128x128 coop c2x1",
+    "6 128x256x128 coop c2x1 FASTACC",
+    "7 swapAB 128x16x256 coop streamK promote256",
+    "8 128x192x128 coop c2x1 streamK",
+    "9 128x128x256 coop c2x1 promote256",
+    "10 = 4 promote256",
+    "11 = 4 swizzle4",
+    "12 = 1 streamK heuristic",
+    "13 = 1 splitK SMs/tiles",
+    "14 = 1 streamK unordered reduction",
+    "15 = 3 promote256",
+    "16 = 8 promote256",
+    "17 = 4 promote512",
+    "18 = 4 promote1024",
+    "19 = 3 promote512",
+    "20 = 3 promote1024",
+    "21 swapAB 64x16x128 pingpong",
+    "22 swapAB 64x64x128 pingpong",
+    "23 128x64x128 coop c1x2",
+    "24 = 2 splitK SMs/tiles",
+    "25 = 21 dependent launch",
+    "26 = 22 dependent launch",
+    "27 = 23 dependent launch",
+    "28 = 2 dependent launch",
+    "29 = 15 dependent launch",
+    "30 = 10 dependent launch",
+    "31 swapAB 64x64x128 pingpong c2x1 dependent launch",
+    "32 swapAB 64x16x128 pingpong c2x1 dependent launch",
+    "33 swapAB 64x32x128 pingpong dependent launch",
+    "34 64x192x128 pingpong c2x1 promote256 dependent launch",
+    "35 128x96x128 pingpong c2x1 promote256 dependent launch",
+    "36 128x128x128 coop c2x1 two temporaries dependent launch",
+    "37 128x128x128 coop c1x2 two temporaries dependent launch",
+    "38 128x128x128 coop c2x1 dependent launch",
+    "39 = 38 promote256",
+    "40 128x64x128 coop c1x2 two temporaries dependent launch",
+    "41 swapAB 64x64x128 pingpong two temporaries dependent launch",
+    "42 swapAB 64x32x128 pingpong two temporaries dependent launch",
+    "43 swapAB 64x16x128 pingpong two temporaries dependent launch",
+    "44 swapAB 64x128x128 pingpong two temporaries dependent launch",
+    "45 128x128x128 coop streamK two temporaries dependent launch",
+    "46 swapAB 64x128x128 pingpong c2x1 two temporaries dependent launch",
+    "47 swapAB 64x64x128 pingpong c2x1 two temporaries dependent launch",
+    "48 swapAB 64x128x128 pingpong c4x1 two temporaries dependent launch",
+    "49 128x144x128 coop c2x1 two temporaries dependent launch",
+    "50 128x144x128 coop c2x1 promote256 dependent launch",
+    "51 = 17 dependent launch",
+    "52 = 18 dependent launch",
+    "53 = 4 promote2048 dependent launch",
+    "54 (removed)",
+    "55 (removed)",
+    "56 (removed)",
+    "57 128x128x128 coop c2x1 streamK forced two temporaries dependent launch",
+    "58 128x192x128 coop c2x1 streamK forced promote2048 dependent launch",
+    "59 = 58 streamK heuristic",
+};
+// Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
+// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 12. 54-56 (36 adding its
+// temporaries every 2, 4 and 16 k-tiles; benchmarks/h200_session22, call 2) were within 1% of 36
+// and are gone; their numbers stay unused so the committed results keep their meaning.
+#if defined(KL_FP8_GEMM_SWEEP)
+constexpr int kBuild = KL_FP8_GEMM_SWEEP;
+#else
+constexpr int kBuild = 0;
+#endif
+constexpr const char* const kBuildConfigs[] = {
+    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53",
+    "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
+    "2, 21-28 and 33", "46 and 47", "49 and 50", "57-59",
+};
+static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
+              "KL_FP8_GEMM_SWEEP must be 1 to 12");
+constexpr const char* kThisBuild = kBuildConfigs[kBuild];
+
+// One problem as the caller sees it (before any swap).
+struct Problem {
+  const void* a;
+  const void* b;
+  const float* scale_a;
+  const float* scale_b;
+  void* y;
+  int m, n, k;
+  int64_t lda, ldb;
+  bool scale_a_per_row, scale_b_per_row;
+};
+
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error("fp8_gemm_cutlass: " + what); }
+
+int current_device() {
+  int device = 0;
+  KL_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
+int sm_count(int device) {
+  int sms = 0;
+  KL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+// wgmma and TMA multicast exist on compute capability 9.0 only, and the build targets sm_90a;
+// anywhere else the kernels would trap, so the launcher says why instead.
+void require_sm90(int device) {
+  int major = 0, minor = 0;
+  KL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  KL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  if (major != 9 || minor != 0) {
+    fail("needs a Hopper GPU (compute capability 9.0, H100/H200; its kernels use wgmma and TMA "
+         "built for sm_90a), this one is sm_" + std::to_string(major) + std::to_string(minor) +
+         ": use the Triton or torch._scaled_mm rungs here");
+  }
+}
+
+#if defined(CUTLASS_ARCH_MMA_SM90_SUPPORTED)
+
+using ElementAB = cutlass::float_e4m3_t;
+using ElementD = cutlass::bfloat16_t;
+using ElementAcc = float;
+using ElementScale = float;
+// 16 bytes: the bulk copy engine's alignment for global rows (16 e4m3, 8 bf16).
+constexpr int kAlignAB = 16;
+constexpr int kAlignD = 8;
+
+// The run-time half of a configuration: arguments that change the schedule, not the kernel.
+struct Knobs {
+  int promotion = 0;        // wgmma k-steps (k = 32) per fp32 promotion; 0: one k-tile (4 or 8)
+  int swizzle = 1;          // the tile scheduler's max_swizzle_size (1, 2, 4, 8)
+  int decomposition = -1;   // stream-K only: -1 this file's default, else a DecompositionMode
+  bool splits_fill_sms = false;   // split-K: SMs / tiles splits (at least 1)
+  bool unordered_reduction = false;  // stream-K: partials added in any order (not bit-reproducible)
+  bool dependent_launch = false;     // launched with programmatic dependent launch (sm_90)
+};
+constexpr Knobs promote(int k_steps) { Knobs k; k.promotion = k_steps; return k; }
+constexpr Knobs swizzle(int size) { Knobs k; k.swizzle = size; return k; }
+constexpr Knobs split_evenly() { Knobs k; k.splits_fill_sms = true; return k; }
+constexpr Knobs dependent_launch(Knobs k = Knobs{}) { k.dependent_launch = true; return k; }
+// Stream-K forced: the last two waves' tiles split along K, whatever CUTLASS's heuristic says.
+constexpr Knobs stream_k(Knobs k = Knobs{}) { k.decomposition = 3; return k; }
+
+// The stream-K scheduler's tag: CUTLASS's, or with CUTLASS_ENABLE_GDC_FOR_SM90 ours (above).
+#if defined(CUTLASS_ENABLE_GDC_FOR_SM90)
+using StreamK = kl_cutlass::StreamKScheduler;
+#else
+using StreamK = cutlass::gemm::StreamKScheduler;
+#endif
+
+// Whether a mainloop takes mma_promotion_interval (the fp8 mainloop with promotion does; the
+// fast-accumulation one has no such argument).
+template <class Args, class = void>
+struct HasPromotion : std::false_type {};
+template <class Args>
+struct HasPromotion<Args, std::void_t<decltype(std::declval<Args&>().mma_promotion_interval)>> : std::true_type {};
+
+// Promotion without draining the tensor cores (configurations 36, 37, 40-48). CUTLASS's
+// fp8 mainloop adds its temporary into the fp32 accumulators only after every wgmma in flight
+// has finished (warpgroup_wait<0>), so each promotion idles the tensor cores for the wgmma
+// latency and the FADDs. With two temporaries that cost goes: k-tile t's wgmmas accumulate into
+// one while the FADDs add k-tile t-1's from the other, so the tensor cores always have the next
+// k-tile queued. Every k-tile (128 of K, 4 k-steps) is promoted: CUTLASS's default interval, half
+// kernels 3 and 4's 256. The price is registers: accumulators plus two temporaries is 3 x 64
+// per thread for a warpgroup's 64x128 share of a 128x128 tile, or a ping-pong warpgroup's 64x128
+// tile (192 of the 232 a consumer thread gets), which rules out the 128x192 tiles of kernel 4. torch._scaled_mm's kernel at M = 4096
+// is named for 128x128 tiles, cooperative, six stages, a 2x1 cluster (benchmarks/h200_session19,
+// call 1).
+//
+// Base: the mainloop CUTLASS builds for fp8 with fast accumulation (its loads, shared memory,
+// pipeline and arguments are kept); only the consumer's loop, mma(), is ours. Everything the
+// kernel calls besides mma() is the base's, mma_tail() included: like the base, mma() leaves the
+// last k-tile's stage for mma_tail() to release.
+// The kernel-schedule tags that select it in Fp8GemmConfig: the cooperative kernel, or the
+// ping-pong one (one warpgroup a tile: the same mma(), with one warpgroup's share).
+struct CooperativeTwoTemps {};
+struct PingpongTwoTemps {};
+
+template <class Base>
+struct TwoTempsMainloop : Base {
+  template <class FrgTensorC>
+  CUTLASS_DEVICE void mma(typename Base::MainloopPipeline pipeline, typename Base::PipelineState smem_pipe_read,
+                          FrgTensorC& accum, int k_tile_count, int thread_idx,
+                          typename Base::TensorStorage& shared_tensors, typename Base::Params const&) {
+    using namespace cute;
+    using TiledMma = typename Base::TiledMma;
+    Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), typename Base::SmemLayoutA{});  // (M,K,PIPE)
+    Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), typename Base::SmemLayoutB{});  // (N,K,PIPE)
+    // This warpgroup's share of the tile: the two consumer warpgroups split M.
+    constexpr int kWarpGroups = size(TiledMma{}) / cutlass::NumThreadsPerWarpGroup;
+    const auto warp_groups = make_layout(Int<kWarpGroups>{}, Int<cutlass::NumThreadsPerWarpGroup>{});
+    const int warp_group = __shfl_sync(0xffffffffu, thread_idx / cutlass::NumThreadsPerWarpGroup, 0);
+    TiledMma tiled_mma;
+    auto thread_mma = tiled_mma.get_slice(warp_groups(warp_group));
+    // wgmma descriptors of each stage's A and B (MMA, MMA_M or MMA_N, MMA_K, PIPE).
+    Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));
+    Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));
+    Tensor temp0 = make_fragment_like(accum);
+    Tensor temp1 = make_fragment_like(accum);
+
+    typename Base::PipelineState smem_pipe_release = smem_pipe_read;
+    // One k-tile's wgmmas into temp (zeroed by the first: ScaleOut::Zero), committed as one batch.
+    auto issue = [&](auto& temp) {
+      pipeline.consumer_wait(smem_pipe_read, pipeline.consumer_try_wait(smem_pipe_read));
+      const int stage = smem_pipe_read.index();
+      warpgroup_fence_operand(temp);
+      warpgroup_arrive();
+      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+      CUTLASS_PRAGMA_UNROLL
+      for (int k_block = 0; k_block < size<2>(tCrA); ++k_block) {
+        cute::gemm(tiled_mma, tCrA(_, _, k_block, stage), tCrB(_, _, k_block, stage), temp);
+        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+      }
+      warpgroup_commit_batch();
+      // No fence on temp here: that counts as reading it while its wgmmas run, and ptxas then
+      // serializes every wgmma (warning C7514).
+      ++smem_pipe_read;
+    };
+    // accum += temp, for a temp whose wgmmas are done. The fences pin the adds between the wait
+    // before them and the next issue: left free, the compiler moved the adds past the next
+    // wgmmas into the same temp, so it kept a copy of temp and copied it back while those wgmmas
+    // ran, and ptxas then serialized every wgmma (warning C7514).
+    auto add_in = [&](auto& temp) {
+      warpgroup_fence_operand(temp);
+      CUTLASS_PRAGMA_UNROLL
+      for (int i = 0; i < size(accum); ++i) accum(i) += temp(i);
+      warpgroup_fence_operand(accum);
+    };
+    // The batch before the latest is done (at most one in flight): add it in and hand its stage
+    // back to the producer.
+    auto retire = [&](auto& temp) {
+      warpgroup_wait<1>();
+      add_in(temp);
+      pipeline.consumer_release(smem_pipe_release);
+      ++smem_pipe_release;
+    };
+    // The last batch: wait for it and add it in; its stage is mma_tail()'s to release.
+    auto finish = [&](auto& temp) {
+      warpgroup_wait<0>();
+      add_in(temp);
+    };
+
+    clear(accum);
+    warpgroup_fence_operand(accum);
+    issue(temp0);
+    int remaining = k_tile_count - 1;
+    // Two k-tiles an iteration, so that which temporary is which stays known at compile time
+    // (wgmma accumulators must be registers, not an indexed array).
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (; remaining >= 2; remaining -= 2) {
+      issue(temp1);
+      retire(temp0);
+      issue(temp0);
+      retire(temp1);
+    }
+    if (remaining == 1) {
+      issue(temp1);
+      retire(temp0);
+      finish(temp1);
+    } else {
+      finish(temp0);
+    }
+    warpgroup_fence_operand(accum);
+  }
+};
+
+// One kernel configuration.
+//   TileShape       (M, N, K) elements per CTA tile of the GEMM as CUTLASS sees it (after a swap)
+//   ClusterShape    CTAs per cluster; along M they share (multicast) B's tile, along N A's
+//   KernelSchedule  cooperative (two warpgroups split one tile) or pingpong (one tile each,
+//                   alternating mainloop and epilogue), with or without FP8 fast accumulation
+//   Scheduler       persistent (one CTA per SM walks the tiles) or stream-K (CTAs also split K)
+//   kSwapAB         compute y^T = b a^T (see the top of the file)
+template <class TileShape, class ClusterShape, class KernelSchedule, class EpilogueSchedule,
+          class Scheduler, bool kSwapAB>
+struct Fp8GemmConfig {
+  // y^T is column-major with leading dimension N: the same bytes as y row-major.
+  using LayoutD = std::conditional_t<kSwapAB, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;
+
+  // The epilogue: D = round_bf16(row_scale[m'] * (col_scale[n'] * acc)), a tree of visitors (EVT).
+  // Both broadcasts take a run-time stride flag (bool): true reads a vector, false reads element 0
+  // for every row/column, so one kernel serves per-tensor and per-row/per-channel scales.
+  //   row_scale  per row of D: scale_a [M, 1], or scale_b [N, 1] when swapped
+  //   col_scale  per column of D: scale_b [N, 1], or scale_a [M, 1] when swapped
+  using RowScale = cutlass::epilogue::fusion::Sm90ColBroadcast<
+      0, TileShape, ElementScale, ElementScale, Stride<bool, _0, int64_t>>;
+  using ColScale = cutlass::epilogue::fusion::Sm90RowBroadcast<
+      0, TileShape, ElementScale, ElementScale, Stride<_0, bool, int64_t>>;
+  using Acc = cutlass::epilogue::fusion::Sm90AccFetch;
+  using MulCol = cutlass::epilogue::fusion::Sm90Compute<
+      cutlass::multiplies, ElementScale, ElementScale, cutlass::FloatRoundStyle::round_to_nearest>;
+  using MulRow = cutlass::epilogue::fusion::Sm90Compute<
+      cutlass::multiplies, ElementD, ElementScale, cutlass::FloatRoundStyle::round_to_nearest>;
+  using Scaled = cutlass::epilogue::fusion::Sm90EVT<
+      MulRow, RowScale, cutlass::epilogue::fusion::Sm90EVT<MulCol, ColScale, Acc>>;
+
+  // No C operand (void): the epilogue reads nothing but the scales.
+  using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+      cutlass::epilogue::collective::EpilogueTileAuto, ElementAcc, ElementScale,
+      void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD, EpilogueSchedule, Scaled>::CollectiveOp;
+
+  // The mainloop gets the shared memory the epilogue leaves: as many pipeline stages as fit.
+  // CooperativeTwoTemps, PingpongTwoTemps: built as the fast-accumulation mainloop of that kernel,
+  // with our consumer loop (above).
+  static constexpr bool kTwoTemps = std::is_same_v<KernelSchedule, CooperativeTwoTemps> ||
+                                    std::is_same_v<KernelSchedule, PingpongTwoTemps>;
+  using BuiltSchedule = std::conditional_t<
+      std::is_same_v<KernelSchedule, CooperativeTwoTemps>,
+      cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
+      std::conditional_t<std::is_same_v<KernelSchedule, PingpongTwoTemps>,
+                         cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum, KernelSchedule>>;
+  using BuiltMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
+      ElementAB, cutlass::layout::RowMajor, kAlignAB,
+      ElementAB, cutlass::layout::ColumnMajor, kAlignAB,
+      ElementAcc, TileShape, ClusterShape,
+      cutlass::gemm::collective::StageCountAutoCarveout<
+          static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
+      BuiltSchedule>::CollectiveOp;
+  using CollectiveMainloop = std::conditional_t<kTwoTemps, TwoTempsMainloop<BuiltMainloop>, BuiltMainloop>;
+
+  using GemmKernel = cutlass::gemm::kernel::GemmUniversal<
+      Shape<int, int, int, int>, CollectiveMainloop, CollectiveEpilogue, Scheduler>;
+  using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
+  static constexpr bool kStreamK = std::is_same_v<Scheduler, StreamK>;
+
+  static typename Gemm::Arguments arguments(const Problem& p, int device, const Knobs& knobs) {
+    // The GEMM CUTLASS runs: (M', N') = (n, m) when swapped, A' = b, B' = a.
+    const int gm = kSwapAB ? p.n : p.m;
+    const int gn = kSwapAB ? p.m : p.n;
+    const auto* pa = static_cast<const ElementAB*>(kSwapAB ? p.b : p.a);
+    const auto* pb = static_cast<const ElementAB*>(kSwapAB ? p.a : p.b);
+    const float* row_scale = kSwapAB ? p.scale_b : p.scale_a;
+    const float* col_scale = kSwapAB ? p.scale_a : p.scale_b;
+    const bool row_vector = kSwapAB ? p.scale_b_per_row : p.scale_a_per_row;
+    const bool col_vector = kSwapAB ? p.scale_a_per_row : p.scale_b_per_row;
+
+    typename GemmKernel::StrideA stride_a{};  // [M', K] K-major: (row stride, 1, batch)
+    get<0>(stride_a) = kSwapAB ? p.ldb : p.lda;
+    typename GemmKernel::StrideB stride_b{};  // [N', K] K-major
+    get<0>(stride_b) = kSwapAB ? p.lda : p.ldb;
+    const auto stride_d = cutlass::make_cute_packed_stride(typename GemmKernel::StrideD{},
+                                                           make_shape(gm, gn, 1));
+
+    typename Scaled::Arguments scaled{
+        {row_scale, 0.0f, {row_vector, _0{}, int64_t(0)}},  // RowScale
+        {
+            {col_scale, 0.0f, {_0{}, col_vector, int64_t(0)}},  // ColScale
+            {},                                                 // Acc
+            {},                                                 // MulCol
+        },
+        {},  // MulRow
+    };
+
+    cutlass::KernelHardwareInfo hw_info;
+    hw_info.device_id = device;
+    hw_info.sm_count = sm_count(device);
+
+    typename GemmKernel::TileSchedulerArguments scheduler{};
+    scheduler.max_swizzle_size = knobs.swizzle;
+    if constexpr (kStreamK) {
+      // Swap-AB (weight-bound): always split K, so every SM streams weight even when tiles are
+      // fewer than SMs (4096 weight rows = 32 tiles). Otherwise CUTLASS's heuristic: stream-K
+      // only when the last wave of tiles would leave SMs idle.
+      using Mode = typename GemmKernel::TileScheduler::DecompositionMode;
+      static_assert(int(Mode::StreamK) == 3, "stream_k() (Knobs) names DecompositionMode::StreamK as 3");
+      scheduler.decomposition_mode = knobs.decomposition >= 0 ? static_cast<Mode>(knobs.decomposition)
+                                     : kSwapAB                ? Mode::StreamK
+                                                              : Mode::Heuristic;
+      if (knobs.splits_fill_sms) {
+        const int tiles = kl_cdiv(gm, int(size<0>(TileShape{}))) * kl_cdiv(gn, int(size<1>(TileShape{})));
+        const int k_tiles = kl_cdiv(p.k, int(size<2>(TileShape{})));
+        scheduler.splits = std::max(1, std::min(hw_info.sm_count / std::max(tiles, 1), k_tiles));
+        scheduler.decomposition_mode = scheduler.splits > 1 ? Mode::SplitK : Mode::DataParallel;
+      }
+      if (knobs.unordered_reduction) {
+        using Reduction = typename GemmKernel::TileScheduler::ReductionMode;
+        scheduler.reduction_mode = Reduction::Nondeterministic;
+      }
+    }
+
+    // Promotion: every k-tile by default (CUTLASS requires a multiple of the k-steps per k-tile).
+    typename CollectiveMainloop::Arguments mainloop{pa, stride_a, pb, stride_b};
+    if constexpr (HasPromotion<typename CollectiveMainloop::Arguments>::value) {
+      constexpr int kStepsPerTile = int(size<2>(TileShape{})) / 32;
+      mainloop.mma_promotion_interval = std::max(knobs.promotion, kStepsPerTile);
+    }
+
+    return typename Gemm::Arguments{
+        cutlass::gemm::GemmUniversalMode::kGemm,
+        {gm, gn, p.k, 1},
+        mainloop,
+        {scaled, nullptr, stride_d, static_cast<ElementD*>(p.y), stride_d},
+        hw_info,
+        scheduler,
+    };
+  }
+
+  static size_t workspace_size(const Problem& p, int device, const Knobs& knobs) {
+    return Gemm::get_workspace_size(arguments(p, device, knobs));
+  }
+
+  static void run(const Problem& p, int config, void* workspace, size_t workspace_bytes,
+                  cudaStream_t stream, int device, const Knobs& knobs) {
+    Gemm gemm;
+    const auto args = arguments(p, device, knobs);
+    auto what = [&] {  // for error messages only: no string work on the launch path
+      return std::string("config ") + kConfigNames[config] + " on " + std::to_string(p.m) + "x" +
+             std::to_string(p.n) + "x" + std::to_string(p.k);
+    };
+    cutlass::Status status = gemm.can_implement(args);
+    if (status != cutlass::Status::kSuccess) {
+      fail(what() + ": CUTLASS cannot implement it (" + cutlassGetStatusString(status) +
+           "; K must be a multiple of 16, N of 8, rows 16-byte aligned)");
+    }
+    if (Gemm::get_workspace_size(args) > workspace_bytes) {
+      fail(what() + ": workspace of " + std::to_string(workspace_bytes) + " bytes, needs " +
+           std::to_string(Gemm::get_workspace_size(args)));
+    }
+    // initialize() zeroes stream-K's flags in the workspace (on `stream`), builds the TMA
+    // descriptors and raises the kernel's shared-memory limit; run() launches the cluster grid.
+    status = gemm.initialize(args, workspace, stream);
+    if (status != cutlass::Status::kSuccess) {
+      fail(what() + ": initialize failed (" + std::string(cutlassGetStatusString(status)) + ")");
+    }
+    status = gemm.run(stream, /*cuda_adapter=*/nullptr, knobs.dependent_launch);
+    KL_CUDA_CHECK(cudaGetLastError());
+    if (status != cutlass::Status::kSuccess) {
+      fail(what() + ": launch failed (" + std::string(cutlassGetStatusString(status)) + ")");
+    }
+  }
+};
+
+namespace gemm = cutlass::gemm;
+namespace epi = cutlass::epilogue;
+
+// The two kernel schedules the configurations use, each with its matching epilogue.
+template <class TileShape, class ClusterShape, class Scheduler, bool kSwapAB>
+using Cooperative = Fp8GemmConfig<TileShape, ClusterShape, gemm::KernelTmaWarpSpecializedCooperative,
+                                  epi::TmaWarpSpecializedCooperative, Scheduler, kSwapAB>;
+// Cooperative with two promotion temporaries (TwoTempsMainloop), persistent unless said.
+template <class TileShape, class ClusterShape, class Scheduler = gemm::PersistentScheduler>
+using TwoTemps = Fp8GemmConfig<TileShape, ClusterShape, CooperativeTwoTemps, epi::TmaWarpSpecializedCooperative,
+                               Scheduler, false>;
+// Ping-pong runs only the persistent scheduler; one CTA a cluster unless said; CUTLASS's mainloop
+// unless Schedule is PingpongTwoTemps.
+template <class TileShape, bool kSwapAB, class ClusterShape = Shape<_1, _1, _1>,
+          class Schedule = gemm::KernelTmaWarpSpecializedPingpong>
+using PingPong = Fp8GemmConfig<TileShape, ClusterShape, Schedule, epi::TmaWarpSpecialized,
+                               gemm::PersistentScheduler, kSwapAB>;
+
+// Tiles are (M, N, K) of the GEMM CUTLASS runs. K = 128 e4m3 = 128 bytes: one 128-byte swizzled
+// row per tile row, four k-steps of wgmma (k = 32 for fp8).
+
+#if !defined(KL_FP8_GEMM_SWEEP)
+// 3. M > 64 with too few big tiles to fill the GPU (M = 128..2048 on the smaller weights):
+//    128x128 tiles are 1.5x as many as 128x192, and stream-K evens out the last wave.
+using Config3 = Cooperative<Shape<_128, _128, _128>, Shape<_1, _1, _1>, StreamK, false>;
+// 4. Large M x N: compute-bound. A 128x192 tile does 2*128*192*128 = 6.3 MFLOP per 40 KB stage,
+//    20% more FLOPs per byte of shared memory than 128x128; the widest tile whose accumulators
+//    and promotion temporary fit (see Accuracy). Cluster 2x1: two CTAs on neighbouring M tiles
+//    share the 24 KB B tile by multicast, 30% fewer bytes from L2 per stage.
+using Config4 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
+// 36. Large M, short K, few waves: 128x128 tiles with the two-temporaries mainloop (above).
+using Config36 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>>;
+// 41, 43, 44. Decode (M <= 128): swap-AB ping-pong tiles of 64 weight rows (one wgmma tall; each
+//    consumer warpgroup owns whole tiles, the two taking turns), no K split, promoted from two
+//    temporaries (see the top): 16, 64 or 128 tokens a tile.
+using Config41 = PingPong<Shape<_64, _64, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+using Config43 = PingPong<Shape<_64, _16, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+using Config44 = PingPong<Shape<_64, _128, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+// 48. 44 in a 4x1 cluster: four CTAs of neighbouring weight rows share (multicast) the token tile,
+//    for M = 128 where the weight's tiles are more than the SMs (see the top).
+using Config48 = PingPong<Shape<_64, _128, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
+#elif KL_FP8_GEMM_SWEEP == 1
+using Config5 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
+using Config6 = Fp8GemmConfig<Shape<_128, _256, _128>, Shape<_2, _1, _1>,
+                              gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
+                              epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false>;
+#elif KL_FP8_GEMM_SWEEP == 2
+// 7. Kernel 1 with 256-deep k-tiles: 32 KB of weight per stage, half the k-tiles (barrier round
+//    trips, promotions) per CTA. CUTLASS requires the promotion interval to be a multiple of the
+//    k-steps per k-tile (8 here): left at its default of 4, can_implement refused every call,
+//    which is why this configuration failed every check before.
+using Config7 = Cooperative<Shape<_128, _16, _256>, Shape<_1, _1, _1>, StreamK, true>;
+// 8. Kernel 4 under stream-K: whole waves data-parallel, the part-empty last wave split along K.
+using Config8 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, StreamK, false>;
+#elif KL_FP8_GEMM_SWEEP == 3
+// 9. 256-deep k-tiles at large M: 64 KB per stage, 3 stages; one promotion (drain) per 8 k-steps.
+using Config9 = Cooperative<Shape<_128, _128, _256>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
+#elif KL_FP8_GEMM_SWEEP == 4
+// 1. M <= 16 (decode): weight-bound. y^T's N' = M fits one 16-wide tile; each CTA streams 128
+//    weight rows. 16 KB of weight + 2 KB of a per stage, 12 stages: 216 KB in flight per SM,
+//    far past the ~26 KB Little's law asks (4.27 TB/s x ~0.8 us / 132 SMs). 4096 rows are only
+//    32 tiles for 132 SMs, so stream-K also splits K: every SM gets ~1/132 of the weight.
+using Config1 = Cooperative<Shape<_128, _16, _128>, Shape<_1, _1, _1>, StreamK, true>;
+#elif KL_FP8_GEMM_SWEEP == 5
+// 31, 32. 22 and 21 with two CTAs (neighbouring weight rows) a cluster, the token tile multicast
+//    to both (see the top).
+using Config31 = PingPong<Shape<_64, _64, _128>, true, Shape<_2, _1, _1>>;
+using Config32 = PingPong<Shape<_64, _16, _128>, true, Shape<_2, _1, _1>>;
+// 34, 35. Large M with ping-pong, which overlaps a tile's epilogue with the next tile's mainloop
+//    (see the top).
+using Config34 = PingPong<Shape<_64, _192, _128>, false, Shape<_2, _1, _1>>;
+using Config35 = PingPong<Shape<_128, _96, _128>, false, Shape<_2, _1, _1>>;
+#elif KL_FP8_GEMM_SWEEP == 6
+// 37. 36 with the cluster across N; 38 (and 39) 36's tile with CUTLASS's mainloop.
+using Config37 = TwoTemps<Shape<_128, _128, _128>, Shape<_1, _2, _1>>;
+using Config38 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
+#elif KL_FP8_GEMM_SWEEP == 7
+// 40, 42. The two-temporaries mainloop on the M <= 128 picks 23 and 33 of build 9 (see the top).
+using Config40 = TwoTemps<Shape<_128, _64, _128>, Shape<_1, _2, _1>>;
+using Config42 = PingPong<Shape<_64, _32, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+#elif KL_FP8_GEMM_SWEEP == 8
+// 45. 3's 128x128 stream-K tile (15 at M = 128, N >= 14336) with two temporaries.
+using Config45 = TwoTemps<Shape<_128, _128, _128>, Shape<_1, _1, _1>, StreamK>;
+#elif KL_FP8_GEMM_SWEEP == 9
+// The decode picks before the two-temporaries mainloop (41, 43, 44 replaced them), with CUTLASS's.
+// 2. 16 < M <= 128 where the weight has few rows and K is long: still weight-bound (16.8 MB of a
+//    4096x4096 weight = 3.9 us; 2 M N K = 2.1 GFLOP at M = 64 = 1.7 us at 1261 TFLOP/s): kernel 1's
+//    plan (sweep build 4) with a 64-wide N'.
+using Config2 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _1, _1>, StreamK, true>;
+// 21, 22. Decode with 64 weight rows a tile and no K split (see the top).
+using Config21 = PingPong<Shape<_64, _16, _128>, true>;
+using Config22 = PingPong<Shape<_64, _64, _128>, true>;
+// 33. 22 with 32-token tiles: twice the CTAs at M = 64 where 22's leave SMs idle (N = 4096).
+using Config33 = PingPong<Shape<_64, _32, _128>, true>;
+// 23. M = 128: 128 tokens x 64 weight rows a tile; the two CTAs of a cluster (neighbouring N
+//    tiles) share the activations' 16 KB tile by multicast.
+using Config23 = Cooperative<Shape<_128, _64, _128>, Shape<_1, _2, _1>, gemm::PersistentScheduler, false>;
+#elif KL_FP8_GEMM_SWEEP == 10
+// 46, 47. 44 and 41 with two CTAs (neighbouring weight rows) a cluster, the token tile multicast
+//    to both (see the top).
+using Config46 = PingPong<Shape<_64, _128, _128>, true, Shape<_2, _1, _1>, PingpongTwoTemps>;
+using Config47 = PingPong<Shape<_64, _64, _128>, true, Shape<_2, _1, _1>, PingpongTwoTemps>;
+#elif KL_FP8_GEMM_SWEEP == 11
+// 49, 50. Large M with 128x144 tiles (128 tokens x 144 weight rows: cuBLASLt's at M = 8192,
+//    benchmarks/h200_session19, call 1), 12.5% more FLOPs per tile than 128x128: with two
+//    temporaries (3 x 72 accumulator registers a thread), and with CUTLASS's mainloop promoting
+//    every 256 of K as 10 does.
+using Config49 = TwoTemps<Shape<_128, _144, _128>, Shape<_2, _1, _1>>;
+using Config50 = Cooperative<Shape<_128, _144, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
+#elif KL_FP8_GEMM_SWEEP == 12
+// 57, 58, 59. Large M, the last wave. A persistent kernel's tiles run in waves of one per SM
+//    (cluster pair), and a last wave that is not full leaves SMs idle: 4096 x 4096 is 1024 tiles
+//    of 128x128, 7.76 waves on 132 SMs (36); 8192 x 4096 is 1408 tiles of 128x192, 10.67 waves,
+//    4096 x 8192 1376, 10.42 (53). Stream-K's decomposition splits the tiles of the last two
+//    waves along K over one wave of CTAs and runs the rest whole: the time of 7.76 waves instead
+//    of 8 (3%; 4-5% at the other two), less the partial sums' fixup through the workspace.
+//    CUTLASS's heuristic keeps whole tiles when the last wave is at least half full (4096 x
+//    4096, 8192 x 4096), so 57 (36's kernel) and 58 (53's) force stream-K; 59 is 58 with the
+//    heuristic. Never measured at large M with these mainloops: 3, 8 and 15 are stream-K with
+//    CUTLASS's promotion every 128 or 256 of K, which drains the pipe (see the top).
+using Config57 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>, StreamK>;
+using Config58 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, StreamK, false>;
+#endif
+
+// A configuration's kernel and knobs, handed to f.
+template <class F>
+auto with_config(int config, F&& f) {
+  switch (config) {
+#if !defined(KL_FP8_GEMM_SWEEP)
+    case 3: return f(Config3{}, Knobs{});
+    case 4: return f(Config4{}, Knobs{});
+    case 10: return f(Config4{}, promote(8));
+    case 11: return f(Config4{}, swizzle(4));
+    case 15: return f(Config3{}, promote(8));
+    case 17: return f(Config4{}, promote(16));
+    case 18: return f(Config4{}, promote(32));
+    case 19: return f(Config3{}, promote(16));
+    case 20: return f(Config3{}, promote(32));
+    case 29: return f(Config3{}, dependent_launch(promote(8)));
+    case 30: return f(Config4{}, dependent_launch(promote(8)));
+    case 36: return f(Config36{}, dependent_launch());
+    case 41: return f(Config41{}, dependent_launch());
+    case 43: return f(Config43{}, dependent_launch());
+    case 44: return f(Config44{}, dependent_launch());
+    case 48: return f(Config48{}, dependent_launch());
+    case 51: return f(Config4{}, dependent_launch(promote(16)));
+    case 52: return f(Config4{}, dependent_launch(promote(32)));
+    case 53: return f(Config4{}, dependent_launch(promote(64)));
+#elif KL_FP8_GEMM_SWEEP == 1
+    case 5: return f(Config5{}, Knobs{});
+    case 6: return f(Config6{}, Knobs{});
+#elif KL_FP8_GEMM_SWEEP == 2
+    case 7: return f(Config7{}, Knobs{});
+    case 8: return f(Config8{}, Knobs{});
+    case 16: return f(Config8{}, promote(8));
+#elif KL_FP8_GEMM_SWEEP == 3
+    case 9: return f(Config9{}, Knobs{});
+#elif KL_FP8_GEMM_SWEEP == 4
+    case 1: return f(Config1{}, Knobs{});
+    case 12: {
+      Knobs k;
+      k.decomposition = 0;  // DecompositionMode::Heuristic
+      return f(Config1{}, k);
+    }
+    case 13: return f(Config1{}, split_evenly());
+    case 14: {
+      Knobs k;
+      k.unordered_reduction = true;
+      return f(Config1{}, k);
+    }
+#elif KL_FP8_GEMM_SWEEP == 5
+    case 31: return f(Config31{}, dependent_launch());
+    case 32: return f(Config32{}, dependent_launch());
+    case 34: return f(Config34{}, dependent_launch(promote(8)));
+    case 35: return f(Config35{}, dependent_launch(promote(8)));
+#elif KL_FP8_GEMM_SWEEP == 6
+    case 37: return f(Config37{}, dependent_launch());
+    case 38: return f(Config38{}, dependent_launch());
+    case 39: return f(Config38{}, dependent_launch(promote(8)));
+#elif KL_FP8_GEMM_SWEEP == 7
+    case 40: return f(Config40{}, dependent_launch());
+    case 42: return f(Config42{}, dependent_launch());
+#elif KL_FP8_GEMM_SWEEP == 8
+    case 45: return f(Config45{}, dependent_launch());
+#elif KL_FP8_GEMM_SWEEP == 9
+    case 2: return f(Config2{}, Knobs{});
+    case 21: return f(Config21{}, Knobs{});
+    case 22: return f(Config22{}, Knobs{});
+    case 23: return f(Config23{}, Knobs{});
+    case 24: return f(Config2{}, split_evenly());
+    case 25: return f(Config21{}, dependent_launch());
+    case 26: return f(Config22{}, dependent_launch());
+    case 27: return f(Config23{}, dependent_launch());
+    case 28: return f(Config2{}, dependent_launch());
+    case 33: return f(Config33{}, dependent_launch());
+#elif KL_FP8_GEMM_SWEEP == 10
+    case 46: return f(Config46{}, dependent_launch());
+    case 47: return f(Config47{}, dependent_launch());
+#elif KL_FP8_GEMM_SWEEP == 11
+    case 49: return f(Config49{}, dependent_launch());
+    case 50: return f(Config50{}, dependent_launch(promote(8)));
+#elif KL_FP8_GEMM_SWEEP == 12
+    case 57: return f(Config57{}, dependent_launch(stream_k()));
+    case 58: return f(Config58{}, dependent_launch(stream_k(promote(64))));
+    case 59: return f(Config58{}, dependent_launch(promote(64)));
+#endif
+  }
+  throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
+                              std::to_string(kBuild) + " (0: as shipped), which holds " + kThisBuild +
+                              "; benchmarks/fp8_gemm_cutlass_check.py builds the others");
+}
+
+#endif  // CUTLASS_ARCH_MMA_SM90_SUPPORTED
+
+void check_sizes(int64_t m, int64_t n, int64_t k) {
+  constexpr int64_t kMaxInt = 2147483647;
+  if (m < 0 || n <= 0 || k <= 0 || m > kMaxInt || n > kMaxInt || k > kMaxInt) {
+    throw std::invalid_argument("fp8_gemm_cutlass: sizes must satisfy 0 <= m, 0 < n, k < 2^31; got m=" +
+                                std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k));
+  }
+  if (k % 16 != 0 || n % 8 != 0) {
+    throw std::invalid_argument("fp8_gemm_cutlass: k must be a multiple of 16 and n of 8 (16-byte rows "
+                                "for TMA), got n=" + std::to_string(n) + " k=" + std::to_string(k));
+  }
+}
+
+}  // namespace
+
+extern "C" int fp8_gemm_cutlass_num_configs() { return kNumConfigs; }
+
+extern "C" const char* fp8_gemm_cutlass_config_name(int config) {
+  return config >= 0 && config < kNumConfigs ? kConfigNames[config] : "unknown";
+}
+
+namespace {
+
+// The configuration for the shape. 36, 41, 43, 44 and 48 have dependent launch already; 29 and 53
+// are kernels 3 and 4 launched with it.
+int pick_config(int64_t m, int64_t n, int64_t k) {
+  // M <= 128: the weight's bytes decide the time (see the top): swap-AB tiles of 64 weight rows,
+  // no K split, promoted from two temporaries. H200, same run as torch._scaled_mm (geometric
+  // means over the six Llama weights; benchmarks/h200_session20, calls 1 and 2): 43 1.05x at
+  // M = 1 and 16, where 21 (the pick before) ran 0.98-0.99x; 41 1.04x at M = 64, where 22 and 33
+  // ran 0.94x.
+  if (m <= 16) return 43;
+  if (m <= 64) return 41;
+  const int64_t sms = sm_count(current_device());
+  if (m <= 128) {
+    // 41's 64-token tiles where they make one wave (N = 4096: 128 tiles; 1.05x and 1.01x at
+    // K = 4096 and 14336, where 22 and 2 ran 0.89x and 0.85x). Otherwise one 128-token tile a
+    // CTA: 44 where those make one wave (N = 8192: 0.93-1.00x, where 23 ran 0.88-0.93x), and
+    // past that 48, whose 4x1 cluster reads each token tile from L2 once for four CTAs (N = 14336
+    // and 28672: 1.02x and 0.97x, where 44 ran 0.99x and 15, the pick before, 0.94x).
+    const int64_t weight_tiles = kl_cdiv<int64_t>(n, 64);
+    if (weight_tiles * kl_cdiv<int64_t>(m, 64) <= sms) return 41;
+    return weight_tiles <= sms ? 44 : 48;
+  }
+  // Larger M. Under half a wave of 128x128 tiles (M = 256, N = 4096: 64), stream-K's split of K
+  // keeps the other SMs busy (29; not measured against 36 at such shapes).
+  if (kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 128) * 2 <= sms) return 29;
+  // Few waves of 128x192 tiles: 128x128 tiles with the two-temporaries mainloop (36: no drain per
+  // promotion, 1.5x the tiles), whose smaller last wave and undrained pipe beat 4's wider tile.
+  // H200, same run as torch._scaled_mm (h200_session21, call 2): at M = 512 0.99x (geometric
+  // mean over the six Llama weights), ahead at every weight, where the picks before (29, and 30
+  // at one weight) ran 0.95x; at M = 4096, N = 4096 (5.3 waves of 4's tiles) 0.96x and 0.93x at
+  // K = 4096 (36 picked there before, when K <= 4096 was part of this rule) and 14336, where 30
+  // ran 0.88x and 0.87x.
+  const int64_t waves = kl_cdiv<int64_t>(kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 192), sms);
+  if (waves < 8) return 36;
+  // Many waves: kernel 4's 128x192 tiles, promoted every 2048 of K (53). Each promotion drains the
+  // tensor-core pipe (see the top): CUTLASS's default is every 128, 10 and 30 every 256. The
+  // geometric mean over the six Llama weights at M = 4096 and 8192 went from 0.89x and 0.94x
+  // (30) to 0.92x and 0.96x (53; 51 and 52, every 512 and 1024, in between) in one run
+  // (h200_session21, call 2), the Triton rung's own gain from the same change (call 1, 3-10%)
+  // pointing the same way; a partial sum then carries 64 truncating wgmma k-steps, the bf16
+  // output's error against float64 still inside bf16's own rounding (the check in the sweep).
+  return 53;
+}
+
+}  // namespace
+
+extern "C" int fp8_gemm_cutlass_pick(int64_t m, int64_t n, int64_t k) { return pick_config(m, n, k); }
+
+extern "C" size_t fp8_gemm_cutlass_workspace_size(int64_t m, int64_t n, int64_t k, int config) {
+  check_sizes(m, n, k);
+  if (m == 0) return 0;
+#if defined(CUTLASS_ARCH_MMA_SM90_SUPPORTED)
+  const int device = current_device();
+  require_sm90(device);
+  Problem p{nullptr, nullptr, nullptr, nullptr, nullptr, static_cast<int>(m), static_cast<int>(n),
+            static_cast<int>(k), k, k, false, false};
+  return with_config(config, [&](auto c, const Knobs& knobs) { return decltype(c)::workspace_size(p, device, knobs); });
+#else
+  fail("built without sm_90 support (CUDA 12 or newer is needed)");
+#endif
+}
+
+extern "C" void fp8_gemm_cutlass_launch(const void* a, const void* b, const float* scale_a,
+                                        const float* scale_b, void* y, int64_t m, int64_t n,
+                                        int64_t k, int64_t lda, int64_t ldb, bool scale_a_per_row,
+                                        bool scale_b_per_row, int config, void* workspace,
+                                        size_t workspace_bytes, cudaStream_t stream) {
+  check_sizes(m, n, k);
+  if (lda < k || ldb < k || lda % 16 != 0 || ldb % 16 != 0) {
+    throw std::invalid_argument("fp8_gemm_cutlass: row strides must be multiples of 16 and >= k, got lda=" +
+                                std::to_string(lda) + " ldb=" + std::to_string(ldb));
+  }
+  if (m == 0) return;
+#if defined(CUTLASS_ARCH_MMA_SM90_SUPPORTED)
+  const int device = current_device();
+  require_sm90(device);
+  const Problem p{a, b, scale_a, scale_b, y, static_cast<int>(m), static_cast<int>(n),
+                  static_cast<int>(k), lda, ldb, scale_a_per_row, scale_b_per_row};
+  with_config(config, [&](auto c, const Knobs& knobs) {
+    decltype(c)::run(p, config, workspace, workspace_bytes, stream, device, knobs);
+    return 0;
+  });
+#else
+  fail("built without sm_90 support (CUDA 12 or newer is needed)");
+#endif
+}
