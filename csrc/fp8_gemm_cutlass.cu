@@ -20,9 +20,9 @@
 //     accumulation leaves (see Accuracy).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 29, 36, 41, 43, 44, 48 and 53 by the shape, each launched with programmatic dependent
-// launch; 29 and 53 are kernels 3 and 4 promoted every 256 and 2048 of K, see below; 36 and 41-48
-// promote from two temporaries, see TwoTempsMainloop):
+// from 29, 36, 41, 43, 44, 48, 53 and 59 by the shape, each launched with programmatic dependent
+// launch; 29 and 53 are kernels 3 and 4 promoted every 256 and 2048 of K, see below, and 59 is
+// 53's tile under stream-K; 36 and 41-48 promote from two temporaries, see TwoTempsMainloop):
 //   43 swap-AB 64x16x128    ping-pong    persistent               M <= 16
 //   41 swap-AB 64x64x128    ping-pong    persistent               M <= 64; M <= 128 where its
 //                                                                 tiles make one wave
@@ -32,12 +32,14 @@
 //                                                                 of 128x128 tiles (as 29)
 //   36         128x128x128  cooperative  cluster 2x1, persistent  M > 128 where 4's tiles make
 //                                                                 under 8 waves
+//   58         128x192x128  cooperative  cluster 2x1, stream-K    the same at M >= 2048, K >= 8192,
+//                                                                 a small last wave (as 59)
 //   4          128x192x128  cooperative  cluster 2x1, persistent  larger M x N (as 53)
-// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these seven. The sweep in
+// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these eight. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29,
 // 30 and 51-53: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
-// 9's, 59 in 58's), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 12 (one library each,
-// compiled side by side):
+// 9's; 58 and 59 are one kernel, shipped), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 12
+// (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
@@ -91,8 +93,8 @@
 //   57         128x128x128  cooperative  cluster 2x1, stream-K forced, two temporaries,
 //                                        dependent launch (36 with its last waves split)      [12]
 //   58         128x192x128  cooperative  cluster 2x1, stream-K forced, promoted every 2048 of
-//                                        K, dependent launch (53 with its last waves split)   [12]
-//   59 = 58, stream-K where CUTLASS's heuristic chooses it                                   [12]
+//                                        K, dependent launch (53 with its last waves split)
+//   59 = 58, stream-K where CUTLASS's heuristic chooses it (a pick)
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -343,9 +345,9 @@ constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 constexpr int kBuild = 0;
 #endif
 constexpr const char* const kBuildConfigs[] = {
-    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53",
+    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58 and 59",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
-    "2, 21-28 and 33", "46 and 47", "49 and 50", "57-59",
+    "2, 21-28 and 33", "46 and 47", "49 and 50", "57",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
               "KL_FP8_GEMM_SWEEP must be 1 to 12");
@@ -748,6 +750,9 @@ using Config44 = PingPong<Shape<_64, _128, _128>, true, Shape<_1, _1, _1>, Pingp
 // 48. 44 in a 4x1 cluster: four CTAs of neighbouring weight rows share (multicast) the token tile,
 //    for M = 128 where the weight's tiles are more than the SMs (see the top).
 using Config48 = PingPong<Shape<_64, _128, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
+// 58 (59). Kernel 4 under stream-K (as 8, sweep build 2), promoted every 2048 of K as 53: the
+//    tiles of the last two waves split along K over one wave of CTAs (sweep build 12, below).
+using Config58 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, StreamK, false>;
 #elif KL_FP8_GEMM_SWEEP == 1
 using Config5 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
 using Config6 = Fp8GemmConfig<Shape<_128, _256, _128>, Shape<_2, _1, _1>,
@@ -825,19 +830,18 @@ using Config50 = Cooperative<Shape<_128, _144, _128>, Shape<_2, _1, _1>, gemm::P
 //    of 8 (3%; 4-5% at the other two), less the partial sums' fixup through the workspace.
 //    CUTLASS's heuristic keeps whole tiles when the last wave is at least half full (4096 x
 //    4096, 8192 x 4096), so 57 (36's kernel) and 58 (53's) force stream-K; 59 is 58 with the
-//    heuristic. Never measured at large M with these mainloops before: 3, 8 and 15 are stream-K
-//    with CUTLASS's promotion every 128 or 256 of K, which drains the pipe (see the top).
-//    Measured (benchmarks/h200_session27, calls 1 and 2, each beside torch._scaled_mm): 57 behind
-//    36 at M = 4096 (4096^3: 1193 TFLOP/s against 1305; at 32 k-tiles a tile the fixup costs more
-//    than the last wave), and behind 53 at M = 8192. 58 and 59 ahead where stream-K splits a small last wave over a long K:
-//    4096 x 4096 x 14336 in 345-357 us against 36's 375-377 (_scaled_mm 353-356), 2048 x 8192 x
-//    28672 in 664 (58) and 697 (59) against 36's 747 (_scaled_mm 723). Where the heuristic keeps
-//    whole tiles, 59 is 53 with its last wave: 2048 x 4096 x 14336 181 us against 36's 171; at
-//    M = 8192 0-5% behind 53. Not picked: "59 at M >= 2048, K >= 8192 under 8 waves of 4's
-//    tiles" lost at 2048 x 4096 x 14336 in call 2 (h200_session27/pick59.patch); 59 only where
-//    the heuristic splits (a last wave under half full) fits both calls, not yet benched.
+//    heuristic (58's kernel is in the shipped build, 59 a pick: see pick_config). Never measured
+//    at large M with these mainloops before: 3, 8 and 15 are stream-K with CUTLASS's promotion
+//    every 128 or 256 of K, which drains the pipe (see the top). Measured
+//    (benchmarks/h200_session27, calls 1 and 2, each beside torch._scaled_mm): 57 behind 36 at
+//    M = 4096 (4096^3: 1193 TFLOP/s against 1305; at 32 k-tiles a tile the fixup costs more than
+//    the last wave) and behind 53 at M = 8192. 58 and 59 ahead where stream-K splits a small last
+//    wave over a long K: 4096 x 4096 x 14336 in 345-357 us against 36's 375-377 (_scaled_mm
+//    353-356), 2048 x 8192 x 28672 in 664 (58) and 697 (59) against 36's 747 (_scaled_mm 723).
+//    Where the heuristic keeps whole tiles, 59 is 53 with its last wave: 2048 x 4096 x 14336 in
+//    181 us against 36's 171 (which is why call 2 withdrew a rule that gave 59 every shape under 8
+//    waves at M >= 2048 and K >= 8192, h200_session27/pick59.patch); at M = 8192 0-5% behind 53.
 using Config57 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>, StreamK>;
-using Config58 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, StreamK, false>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -864,6 +868,8 @@ auto with_config(int config, F&& f) {
     case 51: return f(Config4{}, dependent_launch(promote(16)));
     case 52: return f(Config4{}, dependent_launch(promote(32)));
     case 53: return f(Config4{}, dependent_launch(promote(64)));
+    case 58: return f(Config58{}, dependent_launch(stream_k(promote(64))));
+    case 59: return f(Config58{}, dependent_launch(promote(64)));
 #elif KL_FP8_GEMM_SWEEP == 1
     case 5: return f(Config5{}, Knobs{});
     case 6: return f(Config6{}, Knobs{});
@@ -919,8 +925,6 @@ auto with_config(int config, F&& f) {
     case 50: return f(Config50{}, dependent_launch(promote(8)));
 #elif KL_FP8_GEMM_SWEEP == 12
     case 57: return f(Config57{}, dependent_launch(stream_k()));
-    case 58: return f(Config58{}, dependent_launch(stream_k(promote(64))));
-    case 59: return f(Config58{}, dependent_launch(promote(64)));
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
@@ -984,7 +988,21 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // K = 4096 (36 picked there before, when K <= 4096 was part of this rule) and 14336, where 30
   // ran 0.88x and 0.87x.
   const int64_t waves = kl_cdiv<int64_t>(kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 192), sms);
-  if (waves < 8) return 36;
+  // Except with many tokens and a long K where 4's tiles leave a last wave under half full: there
+  // those wide tiles under stream-K (59), whose heuristic then splits the last two waves' tiles
+  // along K over one wave of CTAs, so the few waves cost no idle SMs. 4096 x 4096 x 14336 is 704
+  // of those tiles, 5.33 waves: whole tiles take 6 waves' time, 36's 1024 smaller ones 8 waves of
+  // two thirds the work. H200, each beside torch._scaled_mm (h200_session27, calls 1 and 2): 345
+  // and 357 us there against 36's 375 and 377 (_scaled_mm 353, 356); 2048 x 8192 x 28672 697
+  // against 747 (723). Where the last wave is more than half full the heuristic keeps whole tiles
+  // and 36 stays ahead (2048 x 4096 x 14336: 171 us against 59's 181); at K = 4096 the fixup's
+  // share is larger and stream-K lost (4096^3: 36 1305 TFLOP/s, 59 1179, 57 (36 under stream-K)
+  // 1193).
+  if (waves < 8) {
+    const int64_t tiles = kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 192);
+    const bool small_last_wave = tiles % sms != 0 && 2 * (tiles % sms) < sms;
+    return m >= 2048 && k >= 8192 && small_last_wave ? 59 : 36;
+  }
   // Many waves: kernel 4's 128x192 tiles, promoted every 2048 of K (53). Each promotion drains the
   // tensor-core pipe (see the top): CUTLASS's default is every 128, 10 and 30 every 256. The
   // geometric mean over the six Llama weights at M = 4096 and 8192 went from 0.89x and 0.94x
