@@ -1,6 +1,7 @@
 """`python -m grading bench`: every rung and baseline timed on real model shapes in one run."""
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import platform
@@ -14,7 +15,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from grading import env, impls
-from grading.grade import ImplReport, current_roofs, grade_impl
+from grading.grade import ImplReport, Speed, current_roofs, grade_impl
+from grading.impls import ImplRef
 from grading.spec import KernelSpec
 
 
@@ -28,6 +30,44 @@ def _refs(spec: KernelSpec, rungs: list[str] | None, exercises: bool) -> list[im
         refs += [impls.ImplRef(r.path, r.func, r.rung, f"yours:{r.rung}")
                  for r in impls.rung_refs(spec, rungs, solutions=False)]
     return refs
+
+
+def time_rounds(refs: list[ImplRef], rounds: int, time_one) -> dict[str, list[ImplReport]]:
+    """Each implementation timed `rounds` times, the order reversed every other round (A B C, then
+    C B A, ...): a GPU whose speed drifts over a run (clocks, temperature, power) then slows or
+    speeds every implementation alike, instead of whichever one comes last. `time_one(ref, round)`
+    returns the ImplReport of one timing, or None to leave that implementation out. Returns each
+    label's reports in round order, the labels in the order of `refs`."""
+    out: dict[str, list[ImplReport]] = {ref.label: [] for ref in refs}
+    for r in range(rounds):
+        for ref in (refs if r % 2 == 0 else refs[::-1]):
+            rep = time_one(ref, r)
+            if rep is not None:
+                out[ref.label].append(rep)
+    return {label: reps for label, reps in out.items() if reps}
+
+
+def median_round(reps: list[ImplReport]) -> ImplReport:
+    """One report from several rounds of the same implementation: per case the round whose time
+    is the median (of two middle ones the slower), its own spread and timing details kept,
+    every round's median µs added as timing["rounds_us"] (in round order). A round that failed a
+    case, or failed outright, wins: a failure is never averaged away."""
+    if len(reps) == 1:
+        return reps[0]
+    if failed := next((r for r in reps if r.failure), None):
+        return failed
+    speeds = []
+    for i, first in enumerate(reps[0].speeds):
+        per_round = [next((s for s in r.speeds if s.case == first.case), None) for r in reps]
+        bad = next((s for s in per_round if s is None or s.time_s is None or s.status != "pass"), False)
+        if bad is not False:
+            speeds.append(bad if bad is not None else dataclasses.replace(
+                first, time_s=None, status="failed", message="missing from a later round"))
+            continue
+        pick = sorted(per_round, key=lambda s: s.time_s)[len(per_round) // 2]
+        timing = dict(pick.timing or {}, rounds_us=[s.time_s * 1e6 for s in per_round])
+        speeds.append(dataclasses.replace(pick, timing=timing))
+    return dataclasses.replace(reps[0], speeds=speeds)
 
 
 def _rate(spec: KernelSpec, case, time_s: float) -> str:
@@ -62,7 +102,7 @@ def analysis(spec: KernelSpec, gpu_name: str | None, plot_path: str | None, cons
 
 
 def run(spec: KernelSpec, *, rungs=None, json_path=None, plot_path=None, gpu_name=None, exercises=False,
-        timeout_s: float, console: Console, command: str | None = None) -> int:
+        timeout_s: float, console: Console, command: str | None = None, rounds: int = 1) -> int:
     console.print(env.device_summary())
     if env.CPU_MODE:
         console.print("bench: no GPU, so nothing is timed; here is the roofline analysis instead.")
@@ -71,16 +111,18 @@ def run(spec: KernelSpec, *, rungs=None, json_path=None, plot_path=None, gpu_nam
     roofs = current_roofs()
     gpu = hardware.current()
     refs = _refs(spec, rungs, exercises)
-    reports: list[ImplReport] = []
     with console.status("") as status:
-        for ref in refs:
-            status.update(f"timing {ref.label} ...")
+        def time_one(ref: ImplRef, r: int) -> ImplReport | None:
+            of = f" (round {r + 1} of {rounds})" if rounds > 1 else ""
+            status.update(f"timing {ref.label}{of} ...")
             t0 = time.perf_counter()
             rep = grade_impl(spec, ref, seed=0, check_correctness=False, time="bench", timeout_s=timeout_s, roofs=roofs)
-            console.print(f"timed {ref.label} in {time.perf_counter() - t0:.0f} s")
+            console.print(f"timed {ref.label}{of} in {time.perf_counter() - t0:.0f} s")
             if exercises and ref.label.startswith("yours:") and any(s.status == "not implemented" for s in rep.speeds):
-                continue
-            reports.append(rep)
+                return None
+            return rep
+
+        reports = [median_round(reps) for reps in time_rounds(refs, rounds, time_one).values()]
     cases = spec.bench_cases()
     t = Table(title=f"{spec.name} on {gpu.name if gpu else 'this GPU'}: median µs (% of SOL)")
     t.add_column("case")
@@ -125,6 +167,7 @@ def run(spec: KernelSpec, *, rungs=None, json_path=None, plot_path=None, gpu_nam
         "versions": {"torch": torch.__version__, "triton": _triton_version(), "python": platform.python_version(),
                      "cuda": torch.version.cuda},
         "roofs": {"bandwidth_gbps": roofs.bandwidth_gbps, "bandwidth_source": roofs.bandwidth_source},
+        "rounds": rounds,
         "cases": rows,
     }
     if json_path:
@@ -156,6 +199,7 @@ def markdown(result: dict) -> str:
              f"{result['date']}, torch {result['versions']['torch']}, triton {result['versions']['triton']}. "
              f"Command: `{result['command']}`. SOL uses {result['roofs']['bandwidth_gbps']:,.0f} GB/s "
              f"({result['roofs']['bandwidth_source']}). Cells: median µs (% of SOL)"
+             + (f", the median of {result['rounds']} rounds in alternating order" if result.get("rounds", 1) > 1 else "")
              + (", × = speedup over torch.compile in the same run." if speedups else "."), "",
              "| case | SOL µs | " + " | ".join(labels) + " |",
              "|---|---:|" + "---:|" * len(labels)]

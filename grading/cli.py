@@ -177,8 +177,10 @@ def cmd_bench(args) -> int:
     for r in args.rungs or []:
         if r not in RUNGS:
             raise UsageError(f"unknown rung {r!r}; valid rungs: {', '.join(RUNGS)}")
+    if args.rounds < 1:
+        raise UsageError(f"--rounds: expected a whole number of at least 1, got {args.rounds}")
     return bench.run(spec, rungs=args.rungs, json_path=args.json, plot_path=args.plot, gpu_name=args.gpu,
-                     exercises=args.exercises, timeout_s=args.timeout, console=_console())
+                     exercises=args.exercises, timeout_s=args.timeout, console=_console(), rounds=args.rounds)
 
 
 def cmd_ceilings(args) -> int:
@@ -273,6 +275,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--plot", metavar="PATH", help="save the roofline plot (PNG)")
     b.add_argument("--gpu", metavar="NAME", help="analysis for this GPU (e.g. H100-SXM) when none is present")
     b.add_argument("--timeout", type=float, default=None, metavar="S")
+    b.add_argument("--rounds", type=int, default=1, metavar="N",
+                   help="time every implementation N times, the order reversed every other round, and keep "
+                        "each case's median round: a drift of the GPU's speed over the run then falls on all "
+                        "alike (default 1)")
     b.set_defaults(func=cmd_bench)
 
     t = sub.add_parser("thresholds", help="the speed tiers (in %% of SOL) each rung of a kernel is graded against")
