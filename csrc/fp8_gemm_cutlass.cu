@@ -997,7 +997,7 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // against 747 (723). Where the last wave is more than half full the heuristic keeps whole tiles
   // and 36 stays ahead (2048 x 4096 x 14336: 171 us against 59's 181); at K = 4096 the fixup's
   // share is larger and stream-K lost (4096^3: 36 1305 TFLOP/s, 59 1179, 57 (36 under stream-K)
-  // 1193).
+  // 1193). In the bench with this rule (call 3) 4096 x 4096 x 14336 took 344 us, _scaled_mm 344.
   if (waves < 8) {
     const int64_t tiles = kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 192);
     const bool small_last_wave = tiles % sms != 0 && 2 * (tiles % sms) < sms;
