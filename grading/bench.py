@@ -14,8 +14,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from grading import env, impls
-from grading.grade import ImplReport, Speed, current_roofs, grade_impl
+from grading import check, env, impls
+from grading.grade import ImplReport, current_roofs, grade_impl
 from grading.impls import ImplRef
 from grading.spec import KernelSpec
 
@@ -57,12 +57,12 @@ def median_round(reps: list[ImplReport]) -> ImplReport:
     if failed := next((r for r in reps if r.failure), None):
         return failed
     speeds = []
-    for i, first in enumerate(reps[0].speeds):
+    for first in reps[0].speeds:
         per_round = [next((s for s in r.speeds if s.case == first.case), None) for r in reps]
-        bad = next((s for s in per_round if s is None or s.time_s is None or s.status != "pass"), False)
+        bad = next((s for s in per_round if s is None or s.time_s is None or s.status != check.PASS), False)
         if bad is not False:
             speeds.append(bad if bad is not None else dataclasses.replace(
-                first, time_s=None, status="failed", message="missing from a later round"))
+                first, time_s=None, status=check.ERROR, message="missing from a later round"))
             continue
         pick = sorted(per_round, key=lambda s: s.time_s)[len(per_round) // 2]
         timing = dict(pick.timing or {}, rounds_us=[s.time_s * 1e6 for s in per_round])
