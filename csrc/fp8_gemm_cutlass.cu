@@ -38,7 +38,7 @@
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these eight. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29,
 // 30 and 51-53: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
-// 9's; 58 and 59 are one kernel, shipped), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 12
+// 9's; 58 and 59 are one kernel, shipped), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 13
 // (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
@@ -95,6 +95,8 @@
 //   58         128x192x128  cooperative  cluster 2x1, stream-K forced, promoted every 2048 of
 //                                        K, dependent launch (53 with its last waves split)
 //   59 = 58, stream-K where CUTLASS's heuristic chooses it (a pick)
+//   60, 61, 62 swap-AB 128x16x128, 128x64x128, 128x128x128  cooperative  stream-K, two
+//                temporaries, dependent launch (decode: the weight split evenly over the SMs) [13]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -272,7 +274,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 60;  // 0 (auto) and configurations 1-59 (54-56 removed)
+constexpr int kNumConfigs = 63;  // 0 (auto) and configurations 1-62 (54-56 removed)
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -334,9 +336,12 @@ const char* const kConfigNames[kNumConfigs] = {
     "57 128x128x128 coop c2x1 streamK forced two temporaries dependent launch",
     "58 128x192x128 coop c2x1 streamK forced promote2048 dependent launch",
     "59 = 58 streamK heuristic",
+    "60 swapAB 128x16x128 coop streamK two temporaries dependent launch",
+    "61 swapAB 128x64x128 coop streamK two temporaries dependent launch",
+    "62 swapAB 128x128x128 coop streamK two temporaries dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
-// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 12. 54-56 (36 adding its
+// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 13. 54-56 (36 adding its
 // temporaries every 2, 4 and 16 k-tiles; benchmarks/h200_session22, call 2) were within 1% of 36
 // and are gone; their numbers stay unused so the committed results keep their meaning.
 #if defined(KL_FP8_GEMM_SWEEP)
@@ -347,10 +352,10 @@ constexpr int kBuild = 0;
 constexpr const char* const kBuildConfigs[] = {
     "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58 and 59",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
-    "2, 21-28 and 33", "46 and 47", "49 and 50", "57",
+    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
-              "KL_FP8_GEMM_SWEEP must be 1 to 12");
+              "KL_FP8_GEMM_SWEEP must be 1 to 13");
 constexpr const char* kThisBuild = kBuildConfigs[kBuild];
 
 // One problem as the caller sees it (before any swap).
@@ -842,6 +847,26 @@ using Config50 = Cooperative<Shape<_128, _144, _128>, Shape<_2, _1, _1>, gemm::P
 //    181 us against 36's 171 (which is why call 2 withdrew a rule that gave 59 every shape under 8
 //    waves at M >= 2048 and K >= 8192, h200_session27/pick59.patch); at M = 8192 0-5% behind 53.
 using Config57 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>, StreamK>;
+#elif KL_FP8_GEMM_SWEEP == 13
+// 60, 61, 62. Decode (M <= 128) with the weight split evenly over the SMs: swap-AB cooperative
+//    tiles of 128 weight rows and 16, 64 or 128 tokens under stream-K, promoted from two
+//    temporaries (kernels 1 and 2 with this file's mainloop, and a 128-token tile). The picks'
+//    64-row tiles come in whole tiles a CTA: 28672 weight rows are 448 of them, 3.39 waves on 132
+//    SMs, so through the last 0.39 of a wave 52 SMs stream the weight alone (the picks ran
+//    0.89-0.97x torch._scaled_mm at N = 28672 and M <= 64 in benchmarks/h200_session27, calls 2
+//    and 3). Stream-K gives every CTA the same share of k-tiles (224 tiles of 128 rows x 64
+//    k-tiles over 132 CTAs: 108.6 each); the partial sums of a 128x16 tile are 8 KB. M = 128:
+//    41's 64x64 tiles read each weight tile twice (two token tiles) and the token tile once per
+//    weight tile: at 4096 x 14336, 235 MB from L2 for a 59 MB weight, which runs at 61-64% of the
+//    copy roof (the goal is 70%). 62's 128x128 tile reads the weight once and the tokens 32 times:
+//    117 MB. The price: stream-K's flags are zeroed before every call (a memset), and the CTAs
+//    sharing a tile add their partials through the workspace in turn.
+template <class TileShape>
+using DecodeStreamK = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, CooperativeTwoTemps,
+                                    epi::TmaWarpSpecializedCooperative, StreamK, true>;
+using Config60 = DecodeStreamK<Shape<_128, _16, _128>>;
+using Config61 = DecodeStreamK<Shape<_128, _64, _128>>;
+using Config62 = DecodeStreamK<Shape<_128, _128, _128>>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -925,6 +950,10 @@ auto with_config(int config, F&& f) {
     case 50: return f(Config50{}, dependent_launch(promote(8)));
 #elif KL_FP8_GEMM_SWEEP == 12
     case 57: return f(Config57{}, dependent_launch(stream_k()));
+#elif KL_FP8_GEMM_SWEEP == 13
+    case 60: return f(Config60{}, dependent_launch());
+    case 61: return f(Config61{}, dependent_launch());
+    case 62: return f(Config62{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
