@@ -326,8 +326,9 @@ def main():
     ap.add_argument("--json", help="write the checks and timings here")
     ap.add_argument("--no-sweep", action="store_true", help="only the shipped configurations (one build)")
     ap.add_argument("--shipped-build", action="store_true",
-                    help="sweep only the configurations of the shipped build (3, 4, 36, 41, 43, 44, 48 and the "
-                         "run-time variants of 3 and 4, 29, 30 and 51-53 among them: one build instead of fourteen)")
+                    help="sweep only the configurations of the shipped build (3, 4, 36, 41, 43, 44, 48, 58 and the "
+                         "run-time variants of 3, 4 and 58, 29, 30, 51-53 and 59 among them: one build instead of "
+                         "fourteen)")
     ap.add_argument("--builds", help="comma-separated builds to sweep (0 = the file as shipped, n = "
                                      "KL_FP8_GEMM_SWEEP=n; default: all)")
     ap.add_argument("--configs", help="comma-separated configurations to check and time, of the builds "

@@ -1016,7 +1016,8 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // at one weight) ran 0.95x; at M = 4096, N = 4096 (5.3 waves of 4's tiles) 0.96x and 0.93x at
   // K = 4096 (36 picked there before, when K <= 4096 was part of this rule) and 14336, where 30
   // ran 0.88x and 0.87x.
-  const int64_t waves = kl_cdiv<int64_t>(kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 192), sms);
+  const int64_t tiles = kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 192);  // kernel 4's
+  const int64_t waves = kl_cdiv<int64_t>(tiles, sms);
   // Except with many tokens and a long K where 4's tiles leave a last wave under half full: there
   // those wide tiles under stream-K (59), whose heuristic then splits the last two waves' tiles
   // along K over one wave of CTAs, so the few waves cost no idle SMs. 4096 x 4096 x 14336 is 704
@@ -1028,7 +1029,6 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // share is larger and stream-K lost (4096^3: 36 1305 TFLOP/s, 59 1179, 57 (36 under stream-K)
   // 1193). In the bench with this rule (call 3) 4096 x 4096 x 14336 took 344 us, _scaled_mm 344.
   if (waves < 8) {
-    const int64_t tiles = kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 192);
     const bool small_last_wave = tiles % sms != 0 && 2 * (tiles % sms) < sms;
     return m >= 2048 && k >= 8192 && small_last_wave ? 59 : 36;
   }

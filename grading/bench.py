@@ -59,10 +59,12 @@ def median_round(reps: list[ImplReport]) -> ImplReport:
     speeds = []
     for first in reps[0].speeds:
         per_round = [next((s for s in r.speeds if s.case == first.case), None) for r in reps]
-        bad = next((s for s in per_round if s is None or s.time_s is None or s.status != check.PASS), False)
-        if bad is not False:
-            speeds.append(bad if bad is not None else dataclasses.replace(
-                first, time_s=None, status=check.ERROR, message="missing from a later round"))
+        if None in per_round:
+            speeds.append(dataclasses.replace(first, time_s=None, status=check.ERROR,
+                                              message="missing from a later round"))
+            continue
+        if bad := next((s for s in per_round if s.time_s is None or s.status != check.PASS), None):
+            speeds.append(bad)
             continue
         pick = sorted(per_round, key=lambda s: s.time_s)[len(per_round) // 2]
         timing = dict(pick.timing or {}, rounds_us=[s.time_s * 1e6 for s in per_round])
@@ -118,7 +120,7 @@ def run(spec: KernelSpec, *, rungs=None, json_path=None, plot_path=None, gpu_nam
             t0 = time.perf_counter()
             rep = grade_impl(spec, ref, seed=0, check_correctness=False, time="bench", timeout_s=timeout_s, roofs=roofs)
             console.print(f"timed {ref.label}{of} in {time.perf_counter() - t0:.0f} s")
-            if exercises and ref.label.startswith("yours:") and any(s.status == "not implemented" for s in rep.speeds):
+            if exercises and ref.label.startswith("yours:") and any(s.status == check.NOT_IMPLEMENTED for s in rep.speeds):
                 return None
             return rep
 
