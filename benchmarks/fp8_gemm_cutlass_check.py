@@ -4,18 +4,19 @@ against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/7
     python benchmarks/fp8_gemm_cutlass_check.py [--json PATH] [--no-sweep | --shipped-build | --builds 0,4]
         [--configs 36,53] [--ms 1,16,...]
 
-Fourteen libraries are built side by side, each by its own process (nvcc compiles one file on one
+Fifteen libraries are built side by side, each by its own process (nvcc compiles one file on one
 core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 3, 4, 36, 41,
 43, 44, 48 and 58 and their run-time variants, among them the eight the dispatch picks from: 29
 and 53 (kernels 3 and 4 promoting every 256 and 2048 of K), 36, 41, 43, 44, 48 and 59 (58 under
 stream-K's heuristic), each launched with programmatic dependent launch) and the same file with
-KL_FP8_GEMM_SWEEP = 1 to 13: kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the decode candidates
+KL_FP8_GEMM_SWEEP = 1 to 14: kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the decode candidates
 31-32 with the large-M ping-pong candidates 34-35, 37-39 (36 with the cluster across N, and 36's
 tile with CUTLASS's mainloop), 40 and 42 (the earlier picks 23 and 33 with the two-temporaries
 mainloop), 45 (3's stream-K tile with it), the earlier decode picks 2, 21-23 and 33 with their
 variants 24-28, 46-47 (44 and 41 with the token tile multicast across a 2x1 cluster), 49-50
-(128x144 tiles at large M), 57 (36 with stream-K splitting its last waves) and 60-62 (decode:
-swap-AB 128-row tiles under stream-K with the two-temporaries mainloop). The file's header says
+(128x144 tiles at large M), 57 (36 with stream-K splitting its last waves), 60-62 (decode:
+swap-AB 128-row tiles under stream-K with the two-temporaries mainloop) and 63-65 (decode: one CTA
+a tile, several on an SM at once). The file's header says
 what each configuration tests and why.
 Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s;
 "w%" = the weight's bytes (N x K) per second as a share of this run's device-to-device copy
@@ -54,7 +55,7 @@ CHECK_N, CHECK_K = 4104, 4096 + 48  # N not a multiple of any tile; K ends in a 
 BUILDS = {0: [3, 4, 10, 11, 15, 17, 18, 19, 20, 29, 30, 36, 41, 43, 44, 48, 51, 52, 53, 58, 59], 1: [5, 6],
           2: [7, 8, 16], 3: [9], 4: [1, 12, 13, 14], 5: [31, 32, 34, 35],
           6: [37, 38, 39], 7: [40, 42], 8: [45], 9: [2, 21, 22, 23, 24, 25, 26, 27, 28, 33],
-          10: [46, 47], 11: [49, 50], 12: [57], 13: [60, 61, 62]}
+          10: [46, 47], 11: [49, 50], 12: [57], 13: [60, 61, 62], 14: [63, 64, 65]}
 SHIPPED_PICKS = (29, 36, 41, 43, 44, 48, 53, 59)  # what the dispatch picks from (build 0's eight kernels)
 FAST_ACCUM = {6}  # no fp32 promotion: its error is reported (marked *), not judged
 TARGET_S = 0.1  # seconds per timing (--target-s): ~520 timings, about two and a half minutes
@@ -328,7 +329,7 @@ def main():
     ap.add_argument("--shipped-build", action="store_true",
                     help="sweep only the configurations of the shipped build (3, 4, 36, 41, 43, 44, 48, 58 and the "
                          "run-time variants of 3, 4 and 58, 29, 30, 51-53 and 59 among them: one build instead of "
-                         "fourteen)")
+                         "fifteen)")
     ap.add_argument("--builds", help="comma-separated builds to sweep (0 = the file as shipped, n = "
                                      "KL_FP8_GEMM_SWEEP=n; default: all)")
     ap.add_argument("--configs", help="comma-separated configurations to check and time, of the builds "

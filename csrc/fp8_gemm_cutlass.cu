@@ -38,7 +38,7 @@
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these eight. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29,
 // 30 and 51-53: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
-// 9's; 58 and 59 are one kernel, shipped), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 13
+// 9's; 58 and 59 are one kernel, shipped), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 14
 // (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
@@ -97,6 +97,9 @@
 //   59 = 58, stream-K where CUTLASS's heuristic chooses it (a pick)
 //   60, 61, 62 swap-AB 128x16x128, 128x64x128, 128x128x128  cooperative  stream-K, two
 //                temporaries, dependent launch (decode: the weight split evenly over the SMs) [13]
+//   63, 64 swap-AB 64x16x128, 65 swap-AB 128x16x128  one consumer warpgroup, not persistent, 4, 6
+//                and 5 stages, 4, 3 and 2 CTAs an SM at once, two temporaries, dependent launch
+//                (decode: every tile's CTA on the GPU at once)                              [14]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -274,7 +277,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 63;  // 0 (auto) and configurations 1-62 (54-56 removed)
+constexpr int kNumConfigs = 66;  // 0 (auto) and configurations 1-65 (54-56 removed)
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -339,9 +342,12 @@ const char* const kConfigNames[kNumConfigs] = {
     "60 swapAB 128x16x128 coop streamK two temporaries dependent launch",
     "61 swapAB 128x64x128 coop streamK two temporaries dependent launch",
     "62 swapAB 128x128x128 coop streamK two temporaries dependent launch",
+    "63 swapAB 64x16x128 one consumer not persistent 4 stages 4 CTAs/SM two temporaries dependent launch",
+    "64 swapAB 64x16x128 one consumer not persistent 6 stages 3 CTAs/SM two temporaries dependent launch",
+    "65 swapAB 128x16x128 one consumer not persistent 5 stages 2 CTAs/SM two temporaries dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
-// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 13. 54-56 (36 adding its
+// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 14. 54-56 (36 adding its
 // temporaries every 2, 4 and 16 k-tiles; benchmarks/h200_session22, call 2) were within 1% of 36
 // and are gone; their numbers stay unused so the committed results keep their meaning.
 #if defined(KL_FP8_GEMM_SWEEP)
@@ -352,10 +358,10 @@ constexpr int kBuild = 0;
 constexpr const char* const kBuildConfigs[] = {
     "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58 and 59",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
-    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62",
+    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63-65",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
-              "KL_FP8_GEMM_SWEEP must be 1 to 13");
+              "KL_FP8_GEMM_SWEEP must be 1 to 14");
 constexpr const char* kThisBuild = kBuildConfigs[kBuild];
 
 // One problem as the caller sees it (before any swap).
@@ -457,6 +463,9 @@ struct HasPromotion<Args, std::void_t<decltype(std::declval<Args&>().mma_promoti
 // ping-pong one (one warpgroup a tile: the same mma(), with one warpgroup's share).
 struct CooperativeTwoTemps {};
 struct PingpongTwoTemps {};
+// The warp-specialized kernel that is not persistent (one CTA a tile, one consumer warpgroup):
+// sweep build 14.
+struct OneConsumerTwoTemps {};
 
 template <class Base>
 struct TwoTempsMainloop : Base {
@@ -546,6 +555,14 @@ struct TwoTempsMainloop : Base {
   }
 };
 
+// A kernel compiled for `kMinBlocks` CTAs an SM: CUTLASS launches device_kernel<Kernel>, whose
+// __launch_bounds__ reads Kernel::MinBlocksPerMultiprocessor (1 in every CUTLASS kernel), so
+// ptxas keeps each thread's registers within 64K / (threads x kMinBlocks).
+template <class Kernel, int kMinBlocks>
+struct WithMinBlocks : Kernel {
+  static constexpr int MinBlocksPerMultiprocessor = kMinBlocks;
+};
+
 // One kernel configuration.
 //   TileShape       (M, N, K) elements per CTA tile of the GEMM as CUTLASS sees it (after a swap)
 //   ClusterShape    CTAs per cluster; along M they share (multicast) B's tile, along N A's
@@ -553,8 +570,10 @@ struct TwoTempsMainloop : Base {
 //                   alternating mainloop and epilogue), with or without FP8 fast accumulation
 //   Scheduler       persistent (one CTA per SM walks the tiles) or stream-K (CTAs also split K)
 //   kSwapAB         compute y^T = b a^T (see the top of the file)
+//   kStages         pipeline stages (0: as many as fit, the default)
+//   kMinBlocks      CTAs an SM must hold at once (the kernel's __launch_bounds__; 1: no demand)
 template <class TileShape, class ClusterShape, class KernelSchedule, class EpilogueSchedule,
-          class Scheduler, bool kSwapAB>
+          class Scheduler, bool kSwapAB, int kStages = 0, int kMinBlocks = 1>
 struct Fp8GemmConfig {
   // y^T is column-major with leading dimension N: the same bytes as y row-major.
   using LayoutD = std::conditional_t<kSwapAB, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;
@@ -586,24 +605,31 @@ struct Fp8GemmConfig {
   // CooperativeTwoTemps, PingpongTwoTemps: built as the fast-accumulation mainloop of that kernel,
   // with our consumer loop (above).
   static constexpr bool kTwoTemps = std::is_same_v<KernelSchedule, CooperativeTwoTemps> ||
-                                    std::is_same_v<KernelSchedule, PingpongTwoTemps>;
+                                    std::is_same_v<KernelSchedule, PingpongTwoTemps> ||
+                                    std::is_same_v<KernelSchedule, OneConsumerTwoTemps>;
   using BuiltSchedule = std::conditional_t<
       std::is_same_v<KernelSchedule, CooperativeTwoTemps>,
       cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
-      std::conditional_t<std::is_same_v<KernelSchedule, PingpongTwoTemps>,
-                         cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum, KernelSchedule>>;
+      std::conditional_t<
+          std::is_same_v<KernelSchedule, PingpongTwoTemps>, cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum,
+          std::conditional_t<std::is_same_v<KernelSchedule, OneConsumerTwoTemps>,
+                             cutlass::gemm::KernelTmaWarpSpecializedFP8FastAccum, KernelSchedule>>>;
+  // kStages 0: as many as the shared memory left by the epilogue holds; else that many.
+  using Stages = std::conditional_t<
+      kStages == 0,
+      cutlass::gemm::collective::StageCountAutoCarveout<
+          static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
+      cutlass::gemm::collective::StageCount<kStages>>;
   using BuiltMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
       ElementAB, cutlass::layout::RowMajor, kAlignAB,
       ElementAB, cutlass::layout::ColumnMajor, kAlignAB,
-      ElementAcc, TileShape, ClusterShape,
-      cutlass::gemm::collective::StageCountAutoCarveout<
-          static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
-      BuiltSchedule>::CollectiveOp;
+      ElementAcc, TileShape, ClusterShape, Stages, BuiltSchedule>::CollectiveOp;
   using CollectiveMainloop = std::conditional_t<kTwoTemps, TwoTempsMainloop<BuiltMainloop>, BuiltMainloop>;
 
-  using GemmKernel = cutlass::gemm::kernel::GemmUniversal<
+  using BaseKernel = cutlass::gemm::kernel::GemmUniversal<
       Shape<int, int, int, int>, CollectiveMainloop, CollectiveEpilogue, Scheduler>;
+  using GemmKernel = std::conditional_t<kMinBlocks == 1, BaseKernel, WithMinBlocks<BaseKernel, kMinBlocks>>;
   using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
   static constexpr bool kStreamK = std::is_same_v<Scheduler, StreamK>;
 
@@ -867,6 +893,24 @@ using DecodeStreamK = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, CooperativeTwo
 using Config60 = DecodeStreamK<Shape<_128, _16, _128>>;
 using Config61 = DecodeStreamK<Shape<_128, _64, _128>>;
 using Config62 = DecodeStreamK<Shape<_128, _128, _128>>;
+#elif KL_FP8_GEMM_SWEEP == 14
+// 63, 64, 65. Decode (M <= 16) with every tile's CTA on the GPU at once. The picks' persistent
+//    kernels run one CTA an SM, each walking whole 64-row tiles: 448 of them at N = 28672, 3.39
+//    waves, so the last 0.39 of a wave is streamed by 52 SMs alone (43 ran 0.96x
+//    torch._scaled_mm there at M = 1 and 16, benchmarks/h200_session28, call 1). The Triton rung
+//    runs 224 programs of 128 weight rows there, all resident at once, and reads the weight at
+//    94% of the copy roof: the hardware shares the bandwidth among the CTAs in flight, so an SM
+//    holding one tile more than another no longer sets the time. CUTLASS's warp-specialized
+//    kernel that is not persistent (one producer warp, one consumer warpgroup, one CTA a tile)
+//    with few stages and __launch_bounds__ asking for several CTAs an SM: 63 and 64, 64-row
+//    tiles (448 CTAs at N = 28672, 4 and 3 an SM; 40 and 60 KB of stages each), 65 128-row
+//    tiles (224 CTAs, 2 an SM, 90 KB each), promoted from two temporaries.
+template <class TileShape, int kStages, int kMinBlocks>
+using OneConsumer = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, OneConsumerTwoTemps, epi::TmaWarpSpecialized,
+                                  gemm::PersistentScheduler, true, kStages, kMinBlocks>;
+using Config63 = OneConsumer<Shape<_64, _16, _128>, 4, 4>;
+using Config64 = OneConsumer<Shape<_64, _16, _128>, 6, 3>;
+using Config65 = OneConsumer<Shape<_128, _16, _128>, 5, 2>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -954,6 +998,10 @@ auto with_config(int config, F&& f) {
     case 60: return f(Config60{}, dependent_launch());
     case 61: return f(Config61{}, dependent_launch());
     case 62: return f(Config62{}, dependent_launch());
+#elif KL_FP8_GEMM_SWEEP == 14
+    case 63: return f(Config63{}, dependent_launch());
+    case 64: return f(Config64{}, dependent_launch());
+    case 65: return f(Config65{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
