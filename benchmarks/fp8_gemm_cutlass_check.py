@@ -65,12 +65,12 @@ def sweep_configs(m):
     """The forced configurations worth timing at M: the decode picks and their predecessors
     (build 9) and neighbours where the weight's bytes decide (M <= 128: swap-AB, stream-K and
     split-K variants, the cluster candidates 31-32 and 46-47, the two-temporaries candidates 40,
-    42 and 45, build 13's stream-K ones 60-62); the promotion, stream-K, swizzle and ping-pong
+    42 and 45, build 13's stream-K ones 60-62, build 14's 63-65); the promotion, stream-K, swizzle and ping-pong
     variants of the big tiles where the FLOPs do (51-53: 30 promoting every 512, 1024, 2048 of K;
     58 stream-K forced), beside the picks 29, 36, 53 and 59, sweep build 6's 37-39, 11's 49-50
     and 12's 57."""
     if m <= 64:
-        return [1, 7, 12, 13, 14, 2, 3, 21, 22, 24, 25, 26, 28, 31, 32, 33, 42, 47, 60, 61, 41, 43]
+        return [1, 7, 12, 13, 14, 2, 3, 21, 22, 24, 25, 26, 28, 31, 32, 33, 42, 47, 60, 61, 63, 64, 65, 41, 43]
     if m <= 128:
         return [2, 3, 15, 4, 10, 5, 8, 23, 22, 27, 26, 28, 29, 31, 33, 40, 45, 46, 47, 61, 62, 48, 41, 44]
     return [3, 15, 19, 20, 4, 10, 17, 18, 11, 5, 8, 16, 9, 6, 29, 30, 51, 52, 53, 34, 35, 36, 37, 38, 39, 49, 50,

@@ -886,7 +886,11 @@ using Config57 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>, StreamK>;
 //    weight tile: at 4096 x 14336, 235 MB from L2 for a 59 MB weight, which runs at 61-64% of the
 //    copy roof (the goal is 70%). 62's 128x128 tile reads the weight once and the tokens 32 times:
 //    117 MB. The price: stream-K's flags are zeroed before every call (a memset), and the CTAs
-//    sharing a tile add their partials through the workspace in turn.
+//    sharing a tile add their partials through the workspace in turn. Measured
+//    (benchmarks/h200_session28, call 1, beside torch._scaled_mm, 0.3 s a timing): behind the
+//    picks at every decode shape. At N = 28672 60 ran 65.2 us at M = 1 against 43's 62.5
+//    (_scaled_mm 60.1), 61 and 62 75.3 and 75.0 at M = 128 against 48's 68.8 (66.5); at 4096 x
+//    4096 60-62 took 13.5-18.9 us against the picks' 6.9-8.5: the price is paid at every shape.
 template <class TileShape>
 using DecodeStreamK = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, CooperativeTwoTemps,
                                     epi::TmaWarpSpecializedCooperative, StreamK, true>;
@@ -904,7 +908,15 @@ using Config62 = DecodeStreamK<Shape<_128, _128, _128>>;
 //    kernel that is not persistent (one producer warp, one consumer warpgroup, one CTA a tile)
 //    with few stages and __launch_bounds__ asking for several CTAs an SM: 63 and 64, 64-row
 //    tiles (448 CTAs at N = 28672, 4 and 3 an SM; 40 and 60 KB of stages each), 65 128-row
-//    tiles (224 CTAs, 2 an SM, 90 KB each), promoted from two temporaries.
+//    tiles (224 CTAs, 2 an SM, 90 KB each), promoted from two temporaries. ptxas: 42, 42 and 58
+//    registers a thread, no spills. Measured (benchmarks/h200_session28, call 2, beside
+//    torch._scaled_mm and 43, 0.3 s a timing), M = 1 and 16: 64 ahead where 64-row tiles are one
+//    to three an SM, 14336 x 4096 in 16.6 and 16.8 us against 43's 17.5 and 17.8 (_scaled_mm
+//    17.3 and 17.6); 65 at 28672 x 8192, 61.3 and 60.8 against 62.0 and 62.5 (60.2 and 60.2).
+//    Behind 43 wherever its tiles are no more than the SMs (N = 4096 and 8192: 5-105% slower,
+//    8192 x 28672 in 64.7 and 72.4 us for 64 and 65 against 60.0): there each CTA has one tile
+//    either way, and the few stages that let CTAs share an SM leave each 30-80 KB of weight in
+//    flight where 43's shared memory holds ~20 stages (~160 KB). Not picked yet: one run so far.
 template <class TileShape, int kStages, int kMinBlocks>
 using OneConsumer = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, OneConsumerTwoTemps, epi::TmaWarpSpecialized,
                                   gemm::PersistentScheduler, true, kStages, kMinBlocks>;
