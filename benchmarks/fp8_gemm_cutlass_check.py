@@ -16,8 +16,7 @@ mainloop), 45 (3's stream-K tile with it), the earlier decode picks 2, 21-23 and
 variants 24-28, 46-47 (44 and 41 with the token tile multicast across a 2x1 cluster), 49-50
 (128x144 tiles at large M), 57 (36 with stream-K splitting its last waves), 60-62 (decode:
 swap-AB 128-row tiles under stream-K with the two-temporaries mainloop) and 63-65 (decode: one CTA
-a tile, several on an SM at once). The file's header says
-what each configuration tests and why.
+a tile, several on an SM at once). The file's header says what each configuration tests and why.
 Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s;
 "w%" = the weight's bytes (N x K) per second as a share of this run's device-to-device copy
 bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the same kind of scales.
@@ -65,10 +64,10 @@ def sweep_configs(m):
     """The forced configurations worth timing at M: the decode picks and their predecessors
     (build 9) and neighbours where the weight's bytes decide (M <= 128: swap-AB, stream-K and
     split-K variants, the cluster candidates 31-32 and 46-47, the two-temporaries candidates 40,
-    42 and 45, build 13's stream-K ones 60-62, build 14's 63-65); the promotion, stream-K, swizzle and ping-pong
-    variants of the big tiles where the FLOPs do (51-53: 30 promoting every 512, 1024, 2048 of K;
-    58 stream-K forced), beside the picks 29, 36, 53 and 59, sweep build 6's 37-39, 11's 49-50
-    and 12's 57."""
+    42 and 45, build 13's stream-K ones 60-62, build 14's 63-65 at M <= 64); the promotion,
+    stream-K, swizzle and ping-pong variants of the big tiles where the FLOPs do (51-53: 30
+    promoting every 512, 1024, 2048 of K; 58 stream-K forced), beside the picks 29, 36, 53 and
+    59, sweep build 6's 37-39, 11's 49-50 and 12's 57."""
     if m <= 64:
         return [1, 7, 12, 13, 14, 2, 3, 21, 22, 24, 25, 26, 28, 31, 32, 33, 42, 47, 60, 61, 63, 64, 65, 41, 43]
     if m <= 128:

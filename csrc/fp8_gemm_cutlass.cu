@@ -601,9 +601,9 @@ struct Fp8GemmConfig {
       cutlass::epilogue::collective::EpilogueTileAuto, ElementAcc, ElementScale,
       void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD, EpilogueSchedule, Scaled>::CollectiveOp;
 
-  // The mainloop gets the shared memory the epilogue leaves: as many pipeline stages as fit.
-  // CooperativeTwoTemps, PingpongTwoTemps: built as the fast-accumulation mainloop of that kernel,
-  // with our consumer loop (above).
+  // The mainloop gets the shared memory the epilogue leaves (kStages 0), or kStages stages.
+  // Cooperative-, Pingpong-, OneConsumerTwoTemps: built as the fast-accumulation mainloop of that
+  // kernel, with our consumer loop (above).
   static constexpr bool kTwoTemps = std::is_same_v<KernelSchedule, CooperativeTwoTemps> ||
                                     std::is_same_v<KernelSchedule, PingpongTwoTemps> ||
                                     std::is_same_v<KernelSchedule, OneConsumerTwoTemps>;
