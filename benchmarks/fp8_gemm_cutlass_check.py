@@ -6,17 +6,17 @@ against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/7
 
 Fifteen libraries are built side by side, each by its own process (nvcc compiles one file on one
 core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 3, 4, 36, 41,
-43, 44, 48 and 58 and their run-time variants, among them the eight the dispatch picks from: 29
-and 53 (kernels 3 and 4 promoting every 256 and 2048 of K), 36, 41, 43, 44, 48 and 59 (58 under
-stream-K's heuristic), each launched with programmatic dependent launch) and the same file with
+43, 44, 48, 58, 64 and 65 and their run-time variants, among them the ten the dispatch picks from:
+29 and 53 (kernels 3 and 4 promoting every 256 and 2048 of K), 36, 41, 43, 44, 48, 59 (58 under
+stream-K's heuristic), 64 and 65, each launched with programmatic dependent launch) and the same file with
 KL_FP8_GEMM_SWEEP = 1 to 14: kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the decode candidates
 31-32 with the large-M ping-pong candidates 34-35, 37-39 (36 with the cluster across N, and 36's
 tile with CUTLASS's mainloop), 40 and 42 (the earlier picks 23 and 33 with the two-temporaries
 mainloop), 45 (3's stream-K tile with it), the earlier decode picks 2, 21-23 and 33 with their
 variants 24-28, 46-47 (44 and 41 with the token tile multicast across a 2x1 cluster), 49-50
 (128x144 tiles at large M), 57 (36 with stream-K splitting its last waves), 60-62 (decode:
-swap-AB 128-row tiles under stream-K with the two-temporaries mainloop) and 63-65 (decode: one CTA
-a tile, several on an SM at once). The file's header says what each configuration tests and why.
+swap-AB 128-row tiles under stream-K with the two-temporaries mainloop) and 63 (decode: one CTA a
+tile, four on an SM at once; 64 and 65, shipped, three and two). The file's header says what each configuration tests and why.
 Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s;
 "w%" = the weight's bytes (N x K) per second as a share of this run's device-to-device copy
 bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the same kind of scales.
@@ -51,11 +51,12 @@ MS = [1, 16, 64, 128, 512, 4096, 8192]
 CHECK_MS = [1, 16, 37, 128, 4096]
 CHECK_N, CHECK_K = 4104, 4096 + 48  # N not a multiple of any tile; K ends in a partial k-block
 # The configurations each build holds: 0 = the file as shipped, n = built with KL_FP8_GEMM_SWEEP=n.
-BUILDS = {0: [3, 4, 10, 11, 15, 17, 18, 19, 20, 29, 30, 36, 41, 43, 44, 48, 51, 52, 53, 58, 59], 1: [5, 6],
+BUILDS = {0: [3, 4, 10, 11, 15, 17, 18, 19, 20, 29, 30, 36, 41, 43, 44, 48, 51, 52, 53, 58, 59, 64, 65],
+          1: [5, 6],
           2: [7, 8, 16], 3: [9], 4: [1, 12, 13, 14], 5: [31, 32, 34, 35],
           6: [37, 38, 39], 7: [40, 42], 8: [45], 9: [2, 21, 22, 23, 24, 25, 26, 27, 28, 33],
-          10: [46, 47], 11: [49, 50], 12: [57], 13: [60, 61, 62], 14: [63, 64, 65]}
-SHIPPED_PICKS = (29, 36, 41, 43, 44, 48, 53, 59)  # what the dispatch picks from (build 0's eight kernels)
+          10: [46, 47], 11: [49, 50], 12: [57], 13: [60, 61, 62], 14: [63]}
+SHIPPED_PICKS = (29, 36, 41, 43, 44, 48, 53, 59, 64, 65)  # what the dispatch picks from (build 0's ten kernels)
 FAST_ACCUM = {6}  # no fp32 promotion: its error is reported (marked *), not judged
 TARGET_S = 0.1  # seconds per timing (--target-s): ~520 timings, about two and a half minutes
 
@@ -64,7 +65,7 @@ def sweep_configs(m):
     """The forced configurations worth timing at M: the decode picks and their predecessors
     (build 9) and neighbours where the weight's bytes decide (M <= 128: swap-AB, stream-K and
     split-K variants, the cluster candidates 31-32 and 46-47, the two-temporaries candidates 40,
-    42 and 45, build 13's stream-K ones 60-62, build 14's 63-65 at M <= 64); the promotion,
+    42 and 45, build 13's stream-K ones 60-62, 63-65 at M <= 64); the promotion,
     stream-K, swizzle and ping-pong variants of the big tiles where the FLOPs do (51-53: 30
     promoting every 512, 1024, 2048 of K; 58 stream-K forced), beside the picks 29, 36, 53 and
     59, sweep build 6's 37-39, 11's 49-50 and 12's 57."""
@@ -326,9 +327,9 @@ def main():
     ap.add_argument("--json", help="write the checks and timings here")
     ap.add_argument("--no-sweep", action="store_true", help="only the shipped configurations (one build)")
     ap.add_argument("--shipped-build", action="store_true",
-                    help="sweep only the configurations of the shipped build (3, 4, 36, 41, 43, 44, 48, 58 and the "
-                         "run-time variants of 3, 4 and 58, 29, 30, 51-53 and 59 among them: one build instead of "
-                         "fifteen)")
+                    help="sweep only the configurations of the shipped build (3, 4, 36, 41, 43, 44, 48, 58, 64, 65 "
+                         "and the run-time variants of 3, 4 and 58, 29, 30, 51-53 and 59 among them: one build "
+                         "instead of fifteen)")
     ap.add_argument("--builds", help="comma-separated builds to sweep (0 = the file as shipped, n = "
                                      "KL_FP8_GEMM_SWEEP=n; default: all)")
     ap.add_argument("--configs", help="comma-separated configurations to check and time, of the builds "

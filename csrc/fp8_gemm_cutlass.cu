@@ -20,10 +20,13 @@
 //     accumulation leaves (see Accuracy).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 29, 36, 41, 43, 44, 48, 53 and 59 by the shape, each launched with programmatic dependent
-// launch; 29 and 53 are kernels 3 and 4 promoted every 256 and 2048 of K, see below, and 59 is
-// 53's tile under stream-K; 36 and 41-48 promote from two temporaries, see TwoTempsMainloop):
-//   43 swap-AB 64x16x128    ping-pong    persistent               M <= 16
+// from 29, 36, 41, 43, 44, 48, 53, 59, 64 and 65 by the shape, each launched with programmatic
+// dependent launch; 29 and 53 are kernels 3 and 4 promoted every 256 and 2048 of K, see below,
+// and 59 is 53's tile under stream-K; 36, 41-48, 64 and 65 promote from two temporaries, see
+// TwoTempsMainloop):
+//   43 swap-AB 64x16x128    ping-pong    persistent               M <= 16, N / 64 <= SMs
+//   64 swap-AB 64x16x128    one consumer, not persistent, 3 a SM  M <= 16, SMs < N / 64 <= 3 SMs
+//   65 swap-AB 128x16x128   one consumer, not persistent, 2 a SM  M <= 16, more weight rows
 //   41 swap-AB 64x64x128    ping-pong    persistent               M <= 64; M <= 128 where its
 //                                                                 tiles make one wave
 //   44 swap-AB 64x128x128   ping-pong    persistent               M <= 128, one wave of its tiles
@@ -35,7 +38,7 @@
 //   58         128x192x128  cooperative  cluster 2x1, stream-K    the same at M >= 2048, K >= 8192,
 //                                                                 a small last wave (as 59)
 //   4          128x192x128  cooperative  cluster 2x1, persistent  larger M x N (as 53)
-// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these eight. The sweep in
+// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these ten. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29,
 // 30 and 51-53: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
 // 9's; 58 and 59 are one kernel, shipped), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 14
@@ -97,9 +100,9 @@
 //   59 = 58, stream-K where CUTLASS's heuristic chooses it (a pick)
 //   60, 61, 62 swap-AB 128x16x128, 128x64x128, 128x128x128  cooperative  stream-K, two
 //                temporaries, dependent launch (decode: the weight split evenly over the SMs) [13]
-//   63, 64 swap-AB 64x16x128, 65 swap-AB 128x16x128  one consumer warpgroup, not persistent, 4, 6
-//                and 5 stages, 4, 3 and 2 CTAs an SM at once, two temporaries, dependent launch
-//                (decode: every tile's CTA on the GPU at once)                              [14]
+//   63 swap-AB 64x16x128  one consumer warpgroup, not persistent, 4 stages, 4 CTAs an SM at
+//                once, two temporaries, dependent launch (64 and 65, shipped, with 6 and 5
+//                stages, 3 and 2 CTAs an SM; 65 128x16x128)                                 [14]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -356,9 +359,9 @@ constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 constexpr int kBuild = 0;
 #endif
 constexpr const char* const kBuildConfigs[] = {
-    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58 and 59",
+    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64 and 65",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
-    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63-65",
+    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
               "KL_FP8_GEMM_SWEEP must be 1 to 14");
@@ -464,7 +467,7 @@ struct HasPromotion<Args, std::void_t<decltype(std::declval<Args&>().mma_promoti
 struct CooperativeTwoTemps {};
 struct PingpongTwoTemps {};
 // The warp-specialized kernel that is not persistent (one CTA a tile, one consumer warpgroup):
-// sweep build 14.
+// 64, 65 and sweep build 14's 63.
 struct OneConsumerTwoTemps {};
 
 template <class Base>
@@ -757,6 +760,11 @@ template <class TileShape, bool kSwapAB, class ClusterShape = Shape<_1, _1, _1>,
           class Schedule = gemm::KernelTmaWarpSpecializedPingpong>
 using PingPong = Fp8GemmConfig<TileShape, ClusterShape, Schedule, epi::TmaWarpSpecialized,
                                gemm::PersistentScheduler, kSwapAB>;
+// Decode without persistence: swap-AB, one consumer warpgroup, one CTA a tile, kStages stages and
+// kMinBlocks CTAs an SM at once, promoted from two temporaries (64, 65 and sweep build 14's 63).
+template <class TileShape, int kStages, int kMinBlocks>
+using OneConsumer = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, OneConsumerTwoTemps, epi::TmaWarpSpecialized,
+                                  gemm::PersistentScheduler, true, kStages, kMinBlocks>;
 
 // Tiles are (M, N, K) of the GEMM CUTLASS runs. K = 128 e4m3 = 128 bytes: one 128-byte swizzled
 // row per tile row, four k-steps of wgmma (k = 32 for fp8).
@@ -784,6 +792,10 @@ using Config48 = PingPong<Shape<_64, _128, _128>, true, Shape<_4, _1, _1>, Pingp
 // 58 (59). Kernel 4 under stream-K (as 8, sweep build 2), promoted every 2048 of K as 53: the
 //    tiles of the last two waves split along K over one wave of CTAs (sweep build 12, below).
 using Config58 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, StreamK, false>;
+// 64, 65. Decode (M <= 16) where 43's 64-row tiles outnumber the SMs: every tile's CTA on the GPU
+//    at once, 3 (64 rows, 6 stages) or 2 (128 rows, 5 stages) an SM (sweep build 14, below).
+using Config64 = OneConsumer<Shape<_64, _16, _128>, 6, 3>;
+using Config65 = OneConsumer<Shape<_128, _16, _128>, 5, 2>;
 #elif KL_FP8_GEMM_SWEEP == 1
 using Config5 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
 using Config6 = Fp8GemmConfig<Shape<_128, _256, _128>, Shape<_2, _1, _1>,
@@ -898,7 +910,7 @@ using Config60 = DecodeStreamK<Shape<_128, _16, _128>>;
 using Config61 = DecodeStreamK<Shape<_128, _64, _128>>;
 using Config62 = DecodeStreamK<Shape<_128, _128, _128>>;
 #elif KL_FP8_GEMM_SWEEP == 14
-// 63, 64, 65. Decode (M <= 16) with every tile's CTA on the GPU at once. The picks' persistent
+// 63 (64, 65). Decode (M <= 16) with every tile's CTA on the GPU at once. The picks' persistent
 //    kernels run one CTA an SM, each walking whole 64-row tiles: 448 of them at N = 28672, 3.39
 //    waves, so the last 0.39 of a wave is streamed by 52 SMs alone (43 ran 0.96x
 //    torch._scaled_mm there at M = 1 and 16, benchmarks/h200_session28, call 1). The Triton rung
@@ -916,13 +928,11 @@ using Config62 = DecodeStreamK<Shape<_128, _128, _128>>;
 //    Behind 43 wherever its tiles are no more than the SMs (N = 4096 and 8192: 5-105% slower,
 //    8192 x 28672 in 64.7 and 72.4 us for 64 and 65 against 60.0): there each CTA has one tile
 //    either way, and the few stages that let CTAs share an SM leave each 30-80 KB of weight in
-//    flight where 43's shared memory holds ~20 stages (~160 KB). Not picked yet: one run so far.
-template <class TileShape, int kStages, int kMinBlocks>
-using OneConsumer = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, OneConsumerTwoTemps, epi::TmaWarpSpecialized,
-                                  gemm::PersistentScheduler, true, kStages, kMinBlocks>;
+//    flight where 43's shared memory holds ~20 stages (~160 KB). Call 4, on another machine:
+//    14336 x 4096 16.3 and 16.4 us (64) against 43's 17.5 and 17.5 (_scaled_mm 17.1, 17.5);
+//    28672 x 8192 58.6 and 59.3 (65) against 62.5 and 61.8 (59.4, 58.8). So 64 and 65 are picks
+//    (pick_config) and in the shipped build; 63 stays here.
 using Config63 = OneConsumer<Shape<_64, _16, _128>, 4, 4>;
-using Config64 = OneConsumer<Shape<_64, _16, _128>, 6, 3>;
-using Config65 = OneConsumer<Shape<_128, _16, _128>, 5, 2>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -951,6 +961,8 @@ auto with_config(int config, F&& f) {
     case 53: return f(Config4{}, dependent_launch(promote(64)));
     case 58: return f(Config58{}, dependent_launch(stream_k(promote(64))));
     case 59: return f(Config58{}, dependent_launch(promote(64)));
+    case 64: return f(Config64{}, dependent_launch());
+    case 65: return f(Config65{}, dependent_launch());
 #elif KL_FP8_GEMM_SWEEP == 1
     case 5: return f(Config5{}, Knobs{});
     case 6: return f(Config6{}, Knobs{});
@@ -1012,8 +1024,6 @@ auto with_config(int config, F&& f) {
     case 62: return f(Config62{}, dependent_launch());
 #elif KL_FP8_GEMM_SWEEP == 14
     case 63: return f(Config63{}, dependent_launch());
-    case 64: return f(Config64{}, dependent_launch());
-    case 65: return f(Config65{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
@@ -1045,17 +1055,29 @@ extern "C" const char* fp8_gemm_cutlass_config_name(int config) {
 
 namespace {
 
-// The configuration for the shape. 36, 41, 43, 44 and 48 have dependent launch already; 29 and 53
-// are kernels 3 and 4 launched with it.
+// The configuration for the shape. 36, 41, 43, 44, 48, 64 and 65 have dependent launch already;
+// 29 and 53 are kernels 3 and 4 launched with it.
 int pick_config(int64_t m, int64_t n, int64_t k) {
   // M <= 128: the weight's bytes decide the time (see the top): swap-AB tiles of 64 weight rows,
   // no K split, promoted from two temporaries. H200, same run as torch._scaled_mm (geometric
   // means over the six Llama weights; benchmarks/h200_session20, calls 1 and 2): 43 1.05x at
   // M = 1 and 16, where 21 (the pick before) ran 0.98-0.99x; 41 1.04x at M = 64, where 22 and 33
   // ran 0.94x.
-  if (m <= 16) return 43;
-  if (m <= 64) return 41;
   const int64_t sms = sm_count(current_device());
+  if (m <= 16) {
+    // Where 43's tiles outnumber the SMs, its persistent CTAs walk two tiles or more each, and an
+    // SM with one tile more than another sets the time (N = 28672: 448 tiles, 3.39 a CTA). 64 and
+    // 65 put every tile's CTA on the GPU at once (3 and 2 an SM) and let the hardware share the
+    // bandwidth among them: 64 while 3 an SM hold the 64-row tiles, else 65's 128-row tiles.
+    // H200, two runs each beside torch._scaled_mm and 43 (h200_session28, calls 2 and 4), M = 1
+    // and 16: 14336 x 4096 in 16.3-16.8 us against 43's 17.5-17.8 (_scaled_mm 17.1-17.6);
+    // 28672 x 8192 in 58.6-61.3 against 61.8-62.5 (58.8-60.2). Where 43's tiles fit one wave its
+    // ~20 stages keep more weight in flight a CTA and 64 and 65 lose (5-105%).
+    const int64_t tiles = kl_cdiv<int64_t>(n, 64);
+    if (tiles <= sms) return 43;
+    return tiles <= 3 * sms ? 64 : 65;
+  }
+  if (m <= 64) return 41;
   if (m <= 128) {
     // 41's 64-token tiles where they make one wave (N = 4096: 128 tiles; 1.05x and 1.01x at
     // K = 4096 and 14336, where 22 and 2 ran 0.89x and 0.85x). Otherwise one 128-token tile a
