@@ -25,8 +25,8 @@
 // and 59 is 53's tile under stream-K; 36, 41-48, 64 and 65 promote from two temporaries, see
 // TwoTempsMainloop):
 //   43 swap-AB 64x16x128    ping-pong    persistent               M <= 16, N / 64 <= SMs
-//   64 swap-AB 64x16x128    one consumer, not persistent, 3 a SM  M <= 16, SMs < N / 64 <= 3 SMs
-//   65 swap-AB 128x16x128   one consumer, not persistent, 2 a SM  M <= 16, more weight rows
+//   64 swap-AB 64x16x128    one consumer, not persistent, 3 an SM M <= 16, SMs < N / 64 <= 3 SMs
+//   65 swap-AB 128x16x128   one consumer, not persistent, 2 an SM M <= 16, more weight rows
 //   41 swap-AB 64x64x128    ping-pong    persistent               M <= 64; M <= 128 where its
 //                                                                 tiles make one wave
 //   44 swap-AB 64x128x128   ping-pong    persistent               M <= 128, one wave of its tiles
