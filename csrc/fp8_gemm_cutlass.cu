@@ -1064,6 +1064,7 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // M = 1 and 16, where 21 (the pick before) ran 0.98-0.99x; 41 1.04x at M = 64, where 22 and 33
   // ran 0.94x.
   const int64_t sms = sm_count(current_device());
+  const int64_t weight_tiles = kl_cdiv<int64_t>(n, 64);  // the decode kernels' 64-row tiles
   if (m <= 16) {
     // Where 43's tiles outnumber the SMs, its persistent CTAs walk two tiles or more each, and an
     // SM with one tile more than another sets the time (N = 28672: 448 tiles, 3.39 a CTA). 64 and
@@ -1073,9 +1074,8 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
     // and 16: 14336 x 4096 in 16.3-16.8 us against 43's 17.5-17.8 (_scaled_mm 17.1-17.6);
     // 28672 x 8192 in 58.6-61.3 against 61.8-62.5 (58.8-60.2). Where 43's tiles fit one wave its
     // ~20 stages keep more weight in flight a CTA and 64 and 65 lose (5-105%).
-    const int64_t tiles = kl_cdiv<int64_t>(n, 64);
-    if (tiles <= sms) return 43;
-    return tiles <= 3 * sms ? 64 : 65;
+    if (weight_tiles <= sms) return 43;
+    return weight_tiles <= 3 * sms ? 64 : 65;
   }
   if (m <= 64) return 41;
   if (m <= 128) {
@@ -1084,7 +1084,6 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
     // CTA: 44 where those make one wave (N = 8192: 0.93-1.00x, where 23 ran 0.88-0.93x), and
     // past that 48, whose 4x1 cluster reads each token tile from L2 once for four CTAs (N = 14336
     // and 28672: 1.02x and 0.97x, where 44 ran 0.99x and 15, the pick before, 0.94x).
-    const int64_t weight_tiles = kl_cdiv<int64_t>(n, 64);
     if (weight_tiles * kl_cdiv<int64_t>(m, 64) <= sms) return 41;
     return weight_tiles <= sms ? 44 : 48;
   }
