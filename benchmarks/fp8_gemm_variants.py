@@ -256,11 +256,11 @@ def mode_candidates(mode: str, m: int, n: int, k: int, picked, quick: bool) -> l
         return token_tile_candidates(m, n, k)[: 2 if quick else None]
     if mode == "pdl":  # the pick launched the other way: with programmatic dependent launch or without (v5 only)
         return [dataclasses.replace(picked, pdl=not picked.pdl)] if picked.variant == 5 else []
-    if mode == "ws":  # the v5 pick with its K loop warp-specialized by Triton, with and without TMA
+    if mode == "ws":  # the v5 pick with its K loop warp-specialized by Triton (TMA, 4 warps: see GemmConfig)
         if picked.variant != 5:
             return []
-        r = dataclasses.replace
-        return [r(picked, warp_specialize=True), r(picked, warp_specialize=True, tma=not picked.tma)]
+        ws = dataclasses.replace(picked, warp_specialize=True, tma=True, num_warps=4)
+        return [ws, dataclasses.replace(ws, num_stages=max(2, ws.num_stages - 1))]
     if mode == "promote":
         r = dataclasses.replace
         return list(dict.fromkeys([r(picked, promote_every=max(1, e // picked.block_k)) for e in (128, 512, 2048)]))
@@ -410,7 +410,7 @@ def main() -> int:
                         "programmatic dependent launch)")
     p.add_argument("--ws", action="store_true",
                    help="the decode goal's shapes but M = 16 (M = 1's kernels): the pick beside itself with its K "
-                        "loop warp-specialized by Triton, with and without TMA")
+                        "loop warp-specialized by Triton (TMA, 4 warps), with the pick's stages and one fewer")
     p.add_argument("--shapes", help="comma-separated MxNxK to time instead of the mode's shapes")
     p.add_argument("--baseline", metavar="PATH",
                    help="another revision of solutions/fp8_gemm.py: its pick timed beside this one's")

@@ -486,10 +486,19 @@ def _swapped_tile_acc(a_ptr, b_ptr, pid_m, pid_n, M, N, K, k_start, k_end,
         # only the last one reaches past its end (K itself).
         b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BLOCK_N, BLOCK_K])
         a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
-        for k0 in tl.range(k_start, k_end, BLOCK_K, warp_specialize=WS):
-            b = b_desc.load([pid_n * BLOCK_N, k0])  # [BLOCK_N, BLOCK_K]
-            a = a_desc.load([pid_m * BLOCK_M, k0])  # [BLOCK_M, BLOCK_K]
-            acc, part = _mma_step(acc, part, b, a, (k0 - k_start) // BLOCK_K, PROMOTE, PROMOTE_EVERY)
+        if WS and PROMOTE and PROMOTE_EVERY > 1:
+            # Triton warp-specializes only a loop without branches: the promotion interval as an
+            # outer loop, the same sums as _mma_step's.
+            for k1 in tl.range(k_start, k_end, BLOCK_K * PROMOTE_EVERY, warp_specialize=True):
+                chunk = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)
+                for k0 in range(k1, tl.minimum(k1 + BLOCK_K * PROMOTE_EVERY, k_end), BLOCK_K):
+                    chunk = tl.dot(b_desc.load([pid_n * BLOCK_N, k0]), a_desc.load([pid_m * BLOCK_M, k0]).T, chunk)
+                acc += chunk
+        else:
+            for k0 in tl.range(k_start, k_end, BLOCK_K, warp_specialize=WS):
+                b = b_desc.load([pid_n * BLOCK_N, k0])  # [BLOCK_N, BLOCK_K]
+                a = a_desc.load([pid_m * BLOCK_M, k0])  # [BLOCK_M, BLOCK_K]
+                acc, part = _mma_step(acc, part, b, a, (k0 - k_start) // BLOCK_K, PROMOTE, PROMOTE_EVERY)
     else:
         offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
         offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -690,8 +699,9 @@ class GemmConfig:
     # v5: programmatic dependent launch on sm_90+ (env.pdl_launch; elsewhere a plain launch): the
     # decode picks set it (pick_config).
     pdl: bool = False
-    # v5: the K loop warp-specialized by Triton (`tl.range(..., warp_specialize=True)`: loads in a
-    # producer warp, the MMAs in the others), a candidate of the variants sweep (`--ws`).
+    # v5 with TMA: the K loop warp-specialized by Triton (`tl.range(..., warp_specialize=True)`:
+    # the loads in a producer warpgroup, the MMAs in consumer ones; for sm_90 Triton does it only
+    # to TMA loads at num_warps=4), a candidate of the variants sweep (`--ws`).
     warp_specialize: bool = False
 
     def describe(self) -> str:
