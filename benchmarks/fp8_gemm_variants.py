@@ -8,7 +8,6 @@ one GPU in one run (the grader's protocol: L2 flushed, inputs rotated past L2, C
     python benchmarks/fp8_gemm_variants.py --stream-k [--json OUT.json]   # v6 beside the decode pick
     python benchmarks/fp8_gemm_variants.py --token-tiles [--json OUT.json]   # half-height token tiles at M = 64, 128
     python benchmarks/fp8_gemm_variants.py --pdl [--json OUT.json]   # the decode pick with and without dependent launch
-    python benchmarks/fp8_gemm_variants.py --ws [--json OUT.json]   # the decode pick with its K loop warp-specialized
     python benchmarks/fp8_gemm_variants.py --summary OUT_DIR   # the chapter's targets, from bench JSONs
     ... [--shapes 64x4096x4096,...] [--baseline OTHER/fp8_gemm.py]   # other shapes; another revision's pick beside
 
@@ -256,11 +255,6 @@ def mode_candidates(mode: str, m: int, n: int, k: int, picked, quick: bool) -> l
         return token_tile_candidates(m, n, k)[: 2 if quick else None]
     if mode == "pdl":  # the pick launched the other way: with programmatic dependent launch or without (v5 only)
         return [dataclasses.replace(picked, pdl=not picked.pdl)] if picked.variant == 5 else []
-    if mode == "ws":  # the v5 pick with its K loop warp-specialized by Triton (TMA, 4 warps: see GemmConfig)
-        if picked.variant != 5:
-            return []
-        ws = dataclasses.replace(picked, warp_specialize=True, tma=True, num_warps=4)
-        return [ws, dataclasses.replace(ws, num_stages=max(2, ws.num_stages - 1))]
     if mode == "promote":
         r = dataclasses.replace
         return list(dict.fromkeys([r(picked, promote_every=max(1, e // picked.block_k)) for e in (128, 512, 2048)]))
@@ -276,12 +270,11 @@ def mode_candidates(mode: str, m: int, n: int, k: int, picked, quick: bool) -> l
 
 # What each sweep mode times beside the pick (mode_candidates); "per_row" also gives the inputs
 # per-row and per-channel scales.
-MODES = ("all", "small", "per_row", "large", "promote", "stream_k", "pdl", "token_tiles", "wide", "balance", "ws")
+MODES = ("all", "small", "per_row", "large", "promote", "stream_k", "pdl", "token_tiles", "wide", "balance")
 # The shapes each mode sweeps unless --shapes says otherwise.
 _DECODE_64_128 = [s for s in GOAL if s[0] in (64, 128)]
 MODE_SHAPES = {"all": SMALL + LARGE, "small": GOAL, "per_row": GOAL_ROW, "large": PREFILL, "promote": _DECODE_64_128,
-               "stream_k": GOAL, "pdl": GOAL, "token_tiles": _DECODE_64_128, "wide": _DECODE_64_128, "balance": GOAL,
-               "ws": [s for s in GOAL if s[0] != 16]}
+               "stream_k": GOAL, "pdl": GOAL, "token_tiles": _DECODE_64_128, "wide": _DECODE_64_128, "balance": GOAL}
 
 
 def sweep(shapes, quick: bool, mode: str = "all", baseline=None) -> list[dict]:
@@ -408,9 +401,6 @@ def main() -> int:
     p.add_argument("--pdl", action="store_true",
                    help="the decode shapes: the pick beside itself launched the other way (with or without "
                         "programmatic dependent launch)")
-    p.add_argument("--ws", action="store_true",
-                   help="the decode goal's shapes but M = 16 (M = 1's kernels): the pick beside itself with its K "
-                        "loop warp-specialized by Triton (TMA, 4 warps), with the pick's stages and one fewer")
     p.add_argument("--shapes", help="comma-separated MxNxK to time instead of the mode's shapes")
     p.add_argument("--baseline", metavar="PATH",
                    help="another revision of solutions/fp8_gemm.py: its pick timed beside this one's")
@@ -428,7 +418,7 @@ def main() -> int:
     shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")] if args.shapes else None
     base = load_baseline(args.baseline) if args.baseline else None
     # The first mode flag given, in this order; none: "all".
-    mode = next((m for m in ("large", "promote", "wide", "balance", "token_tiles", "stream_k", "pdl", "ws", "small")
+    mode = next((m for m in ("large", "promote", "wide", "balance", "token_tiles", "stream_k", "pdl", "small")
                  if getattr(args, m)), "all")
     rows = sweep(shapes or MODE_SHAPES[mode], args.quick, mode, base)
     if mode == "small" and not shapes:

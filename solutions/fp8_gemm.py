@@ -474,11 +474,9 @@ def _convert_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
 @triton.jit
 def _swapped_tile_acc(a_ptr, b_ptr, pid_m, pid_n, M, N, K, k_start, k_end,
                       BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
-                      PROMOTE: tl.constexpr, TMA: tl.constexpr, PROMOTE_EVERY: tl.constexpr,
-                      WS: tl.constexpr):
+                      PROMOTE: tl.constexpr, TMA: tl.constexpr, PROMOTE_EVERY: tl.constexpr):
     """v5's and v6's tile of yᵀ = b · aᵀ, [BLOCK_N, BLOCK_M] in fp32, summed over K range
-    [k_start, k_end) (k_start a multiple of BLOCK_K), loaded by TMA or by the threads; WS: the K
-    loop warp-specialized by Triton."""
+    [k_start, k_end) (k_start a multiple of BLOCK_K), loaded by TMA or by the threads."""
     acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)
     part = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)  # PROMOTE_EVERY > 1 only
     if TMA:
@@ -486,26 +484,17 @@ def _swapped_tile_acc(a_ptr, b_ptr, pid_m, pid_n, M, N, K, k_start, k_end,
         # only the last one reaches past its end (K itself).
         b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BLOCK_N, BLOCK_K])
         a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
-        if WS and PROMOTE and PROMOTE_EVERY > 1:
-            # Triton warp-specializes only a loop without branches: the promotion interval as an
-            # outer loop, the same sums as _mma_step's.
-            for k1 in tl.range(k_start, k_end, BLOCK_K * PROMOTE_EVERY, warp_specialize=True):
-                chunk = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)
-                for k0 in range(k1, tl.minimum(k1 + BLOCK_K * PROMOTE_EVERY, k_end), BLOCK_K):
-                    chunk = tl.dot(b_desc.load([pid_n * BLOCK_N, k0]), a_desc.load([pid_m * BLOCK_M, k0]).T, chunk)
-                acc += chunk
-        else:
-            for k0 in tl.range(k_start, k_end, BLOCK_K, warp_specialize=WS):
-                b = b_desc.load([pid_n * BLOCK_N, k0])  # [BLOCK_N, BLOCK_K]
-                a = a_desc.load([pid_m * BLOCK_M, k0])  # [BLOCK_M, BLOCK_K]
-                acc, part = _mma_step(acc, part, b, a, (k0 - k_start) // BLOCK_K, PROMOTE, PROMOTE_EVERY)
+        for k0 in range(k_start, k_end, BLOCK_K):
+            b = b_desc.load([pid_n * BLOCK_N, k0])  # [BLOCK_N, BLOCK_K]
+            a = a_desc.load([pid_m * BLOCK_M, k0])  # [BLOCK_M, BLOCK_K]
+            acc, part = _mma_step(acc, part, b, a, (k0 - k_start) // BLOCK_K, PROMOTE, PROMOTE_EVERY)
     else:
         offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
         offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
         offs_k = tl.arange(0, BLOCK_K)
         b_rows = b_ptr + offs_n.to(tl.int64)[:, None] * K  # [BLOCK_N, 1], 64-bit: b passes 2^31 bytes
         a_rows = a_ptr + offs_m.to(tl.int64)[:, None] * K  # [BLOCK_M, 1]
-        for k0 in tl.range(k_start, k_end, BLOCK_K, warp_specialize=WS):
+        for k0 in range(k_start, k_end, BLOCK_K):
             k = k0 + offs_k
             b = tl.load(b_rows + k[None, :], mask=(offs_n[:, None] < N) & (k[None, :] < k_end), other=0.0)
             a = tl.load(a_rows + k[None, :], mask=(offs_m[:, None] < M) & (k[None, :] < k_end), other=0.0)
@@ -564,7 +553,6 @@ def _fp8_gemm_v5_kernel(
     # Programmatic dependent launch (sm_90+, with launch_pdl=True; GemmConfig.pdl): the programs
     # may be scheduled while the previous kernel drains, and wait for its writes before any load.
     PDL: tl.constexpr = False,
-    WS: tl.constexpr = False,  # the K loop warp-specialized (GemmConfig.warp_specialize)
 ):
     if PDL:
         tl.extra.cuda.gdc_wait()
@@ -578,7 +566,7 @@ def _fp8_gemm_v5_kernel(
     k_start = pid_k * k_per_split
     k_end = tl.minimum(k_start + k_per_split, K)
     acc = _swapped_tile_acc(a_ptr, b_ptr, pid_m, pid_n, M, N, K, k_start, k_end,
-                            BLOCK_N, BLOCK_M, BLOCK_K, PROMOTE, TMA, PROMOTE_EVERY, WS)
+                            BLOCK_N, BLOCK_M, BLOCK_K, PROMOTE, TMA, PROMOTE_EVERY)
     if SPLIT_K > 1:
         mask = (offs_n[:, None] < N) & (offs_m[None, :] < M)
         yt_offs = offs_m.to(tl.int64)[None, :] * N + offs_n[:, None]  # [BLOCK_N, BLOCK_M] into [M, N]
@@ -650,7 +638,7 @@ def _fp8_gemm_v6_kernel(
         offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
         offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
         acc = _swapped_tile_acc(a_ptr, b_ptr, pid_m, pid_n, M, N, K, lo * BLOCK_K, tl.minimum(hi * BLOCK_K, K),
-                                BLOCK_N, BLOCK_M, BLOCK_K, PROMOTE, TMA, PROMOTE_EVERY, False)
+                                BLOCK_N, BLOCK_M, BLOCK_K, PROMOTE, TMA, PROMOTE_EVERY)
         if (lo == 0) & (hi == iters):  # the whole tile is this program's
             _store_tile_t(y_ptr, acc, sa_ptr, sb_ptr, offs_m, offs_n, M, N, ROW_A, ROW_B)
         else:
@@ -699,10 +687,6 @@ class GemmConfig:
     # v5: programmatic dependent launch on sm_90+ (env.pdl_launch; elsewhere a plain launch): the
     # decode picks set it (pick_config).
     pdl: bool = False
-    # v5 with TMA: the K loop warp-specialized by Triton (`tl.range(..., warp_specialize=True)`:
-    # the loads in a producer warpgroup, the MMAs in consumer ones; for sm_90 Triton does it only
-    # to TMA loads at num_warps=4), a candidate of the variants sweep (`--ws`).
-    warp_specialize: bool = False
 
     def describe(self) -> str:
         s = f"v{self.variant} {self.block_m}x{self.block_n}x{self.block_k} w{self.num_warps} s{self.num_stages}"
@@ -718,8 +702,6 @@ class GemmConfig:
             s += " tma"
         if self.pdl:
             s += " pdl"
-        if self.warp_specialize:
-            s += " ws"
         if self.promote and self.promote_every > 1:
             s += f" promote/{self.promote_every * self.block_k}"
         return s + ("" if self.promote else " fast-acc")
@@ -1042,8 +1024,7 @@ def _launch(a, b, scale_a, scale_b, out_dtype, cfg: GemmConfig) -> torch.Tensor:
             triton.set_allocator(_tma_scratch)
         _fp8_gemm_v5_kernel[(grid_n, grid_m, split)](a, b, y, scale_a, scale_b, ws, count, m, n, k, k_per_split,
                                                      m * n, SPLIT_K=split, TMA=cfg.tma,
-                                                     PROMOTE_EVERY=cfg.promote_every, WS=cfg.warp_specialize,
-                                                     **common,
+                                                     PROMOTE_EVERY=cfg.promote_every, **common,
                                                      **(env.pdl_launch(a.device) if cfg.pdl else {}))
     return y
 
