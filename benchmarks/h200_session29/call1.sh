@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Twenty-ninth H200 session, call 1 (fresh machine): the shipped CUTLASS library (ten kernels, 64
 # and 65 among the picks) built in the background while the Triton decode picks are timed beside
-# themselves with the K loop warp-specialized by Triton (TMA loads, 4 warps: `fp8_gemm_variants.py
-# --ws`, new); then
-# the grader's CUDA-rung check on that build and its Triton-rung check. The candidate's code
-# (GemmConfig.warp_specialize, the --ws mode) was not kept: it is at commit d4ccc19.
+# themselves with the K loop warp-specialized by Triton (TMA loads, 4 warps:
+# `fp8_gemm_variants.py --ws`, new); then the grader's CUDA-rung check on that build and its
+# Triton-rung check. The candidate's code (GemmConfig.warp_specialize, the --ws mode) was not
+# kept: it is at commit d4ccc19.
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl >/dev/null 2>&1
 export PYTHONPATH=/tmp/site
