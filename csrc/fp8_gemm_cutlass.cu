@@ -462,13 +462,28 @@ struct HasPromotion<Args, std::void_t<decltype(std::declval<Args&>().mma_promoti
 // pipeline and arguments are kept); only the consumer's loop, mma(), is ours. Everything the
 // kernel calls besides mma() is the base's, mma_tail() included: like the base, mma() leaves the
 // last k-tile's stage for mma_tail() to release.
-// The kernel-schedule tags that select it in Fp8GemmConfig: the cooperative kernel, or the
-// ping-pong one (one warpgroup a tile: the same mma(), with one warpgroup's share).
-struct CooperativeTwoTemps {};
-struct PingpongTwoTemps {};
-// The warp-specialized kernel that is not persistent (one CTA a tile, one consumer warpgroup):
-// 64, 65 and sweep build 14's 63.
-struct OneConsumerTwoTemps {};
+// The kernel-schedule tags that select it in Fp8GemmConfig, each naming the fast-accumulation
+// kernel whose mainloop it is built as (Built): the cooperative kernel, or the ping-pong one (one
+// warpgroup a tile: the same mma(), with one warpgroup's share), or the warp-specialized kernel
+// that is not persistent (one CTA a tile, one consumer warpgroup: 64, 65 and sweep build 14's 63).
+struct CooperativeTwoTemps {
+  using Built = cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum;
+};
+struct PingpongTwoTemps {
+  using Built = cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum;
+};
+struct OneConsumerTwoTemps {
+  using Built = cutlass::gemm::KernelTmaWarpSpecializedFP8FastAccum;
+};
+// The schedule CUTLASS builds for a tag: its Built, or a CUTLASS schedule itself.
+template <class Schedule, class = void>
+struct BuiltScheduleOf {
+  using type = Schedule;
+};
+template <class Schedule>
+struct BuiltScheduleOf<Schedule, std::void_t<typename Schedule::Built>> {
+  using type = typename Schedule::Built;
+};
 
 template <class Base>
 struct TwoTempsMainloop : Base {
@@ -605,18 +620,10 @@ struct Fp8GemmConfig {
       void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD, EpilogueSchedule, Scaled>::CollectiveOp;
 
   // The mainloop gets the shared memory the epilogue leaves (kStages 0), or kStages stages.
-  // Cooperative-, Pingpong-, OneConsumerTwoTemps: built as the fast-accumulation mainloop of that
-  // kernel, with our consumer loop (above).
-  static constexpr bool kTwoTemps = std::is_same_v<KernelSchedule, CooperativeTwoTemps> ||
-                                    std::is_same_v<KernelSchedule, PingpongTwoTemps> ||
-                                    std::is_same_v<KernelSchedule, OneConsumerTwoTemps>;
-  using BuiltSchedule = std::conditional_t<
-      std::is_same_v<KernelSchedule, CooperativeTwoTemps>,
-      cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
-      std::conditional_t<
-          std::is_same_v<KernelSchedule, PingpongTwoTemps>, cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum,
-          std::conditional_t<std::is_same_v<KernelSchedule, OneConsumerTwoTemps>,
-                             cutlass::gemm::KernelTmaWarpSpecializedFP8FastAccum, KernelSchedule>>>;
+  // A two-temporaries tag (above): built as the fast-accumulation mainloop of its kernel, with
+  // our consumer loop.
+  using BuiltSchedule = typename BuiltScheduleOf<KernelSchedule>::type;
+  static constexpr bool kTwoTemps = !std::is_same_v<BuiltSchedule, KernelSchedule>;
   // kStages 0: as many as the shared memory left by the epilogue holds; else that many.
   using Stages = std::conditional_t<
       kStages == 0,
