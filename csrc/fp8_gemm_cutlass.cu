@@ -103,6 +103,9 @@
 //   63 swap-AB 64x16x128  one consumer warpgroup, not persistent, 4 stages, 4 CTAs an SM at
 //                once, two temporaries, dependent launch (64 and 65, shipped, with 6 and 5
 //                stages, 3 and 2 CTAs an SM; 65 128x16x128)                                 [14]
+//   66-68 = 53 with the tile scheduler's swizzle 2, 4, 8; 69, 70 = 53 with its tiles walked down M,
+//                along N (the scheduler's heuristic goes down M where N has more tiles)
+//   71-75 = 36 with the same five orders (all ten run-time variants, in the shipped build)
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -280,7 +283,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 66;  // 0 (auto) and configurations 1-65 (54-56 removed)
+constexpr int kNumConfigs = 76;  // 0 (auto) and configurations 1-75 (54-56 removed)
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -348,6 +351,16 @@ const char* const kConfigNames[kNumConfigs] = {
     "63 swapAB 64x16x128 one consumer not persistent 4 stages 4 CTAs/SM two temporaries dependent launch",
     "64 swapAB 64x16x128 one consumer not persistent 6 stages 3 CTAs/SM two temporaries dependent launch",
     "65 swapAB 128x16x128 one consumer not persistent 5 stages 2 CTAs/SM two temporaries dependent launch",
+    "66 = 53 swizzle2",
+    "67 = 53 swizzle4",
+    "68 = 53 swizzle8",
+    "69 = 53 raster along M",
+    "70 = 53 raster along N",
+    "71 = 36 swizzle2",
+    "72 = 36 swizzle4",
+    "73 = 36 swizzle8",
+    "74 = 36 raster along M",
+    "75 = 36 raster along N",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
 // the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 14. 54-56 (36 adding its
@@ -359,7 +372,7 @@ constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 constexpr int kBuild = 0;
 #endif
 constexpr const char* const kBuildConfigs[] = {
-    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64 and 65",
+    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64-75",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
     "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63",
 };
@@ -420,13 +433,17 @@ constexpr int kAlignD = 8;
 struct Knobs {
   int promotion = 0;        // wgmma k-steps (k = 32) per fp32 promotion; 0: one k-tile (4 or 8)
   int swizzle = 1;          // the tile scheduler's max_swizzle_size (1, 2, 4, 8)
+  int raster = 0;           // the tile scheduler's raster order: 0 its heuristic, 1 along M, 2 along N
   int decomposition = -1;   // stream-K only: -1 this file's default, else a DecompositionMode
   bool splits_fill_sms = false;   // split-K: SMs / tiles splits (at least 1)
   bool unordered_reduction = false;  // stream-K: partials added in any order (not bit-reproducible)
   bool dependent_launch = false;     // launched with programmatic dependent launch (sm_90)
 };
 constexpr Knobs promote(int k_steps) { Knobs k; k.promotion = k_steps; return k; }
-constexpr Knobs swizzle(int size) { Knobs k; k.swizzle = size; return k; }
+constexpr Knobs swizzle(int size, Knobs k = Knobs{}) { k.swizzle = size; return k; }
+// Consecutive tiles down M (1: each wave shares b's tiles, reads a whole) or along N (2). The
+// heuristic (0) goes down M where there are more tiles along N.
+constexpr Knobs raster(int order, Knobs k = Knobs{}) { k.raster = order; return k; }
 constexpr Knobs split_evenly() { Knobs k; k.splits_fill_sms = true; return k; }
 constexpr Knobs dependent_launch(Knobs k = Knobs{}) { k.dependent_launch = true; return k; }
 // Stream-K forced: the last two waves' tiles split along K, whatever CUTLASS's heuristic says.
@@ -677,6 +694,9 @@ struct Fp8GemmConfig {
 
     typename GemmKernel::TileSchedulerArguments scheduler{};
     scheduler.max_swizzle_size = knobs.swizzle;
+    static_assert(int(decltype(scheduler.raster_order)::AlongM) == 1 &&
+                  int(decltype(scheduler.raster_order)::AlongN) == 2, "raster() (Knobs) names AlongM 1, AlongN 2");
+    scheduler.raster_order = static_cast<decltype(scheduler.raster_order)>(knobs.raster);
     if constexpr (kStreamK) {
       // Swap-AB (weight-bound): always split K, so every SM streams weight even when tiles are
       // fewer than SMs (4096 weight rows = 32 tiles). Otherwise CUTLASS's heuristic: stream-K
@@ -970,6 +990,17 @@ auto with_config(int config, F&& f) {
     case 59: return f(Config58{}, dependent_launch(promote(64)));
     case 64: return f(Config64{}, dependent_launch());
     case 65: return f(Config65{}, dependent_launch());
+    // The large-M picks with the tiles walked in another order (L2 reuse of a and b).
+    case 66: return f(Config4{}, dependent_launch(swizzle(2, promote(64))));
+    case 67: return f(Config4{}, dependent_launch(swizzle(4, promote(64))));
+    case 68: return f(Config4{}, dependent_launch(swizzle(8, promote(64))));
+    case 69: return f(Config4{}, dependent_launch(raster(1, promote(64))));
+    case 70: return f(Config4{}, dependent_launch(raster(2, promote(64))));
+    case 71: return f(Config36{}, dependent_launch(swizzle(2)));
+    case 72: return f(Config36{}, dependent_launch(swizzle(4)));
+    case 73: return f(Config36{}, dependent_launch(swizzle(8)));
+    case 74: return f(Config36{}, dependent_launch(raster(1)));
+    case 75: return f(Config36{}, dependent_launch(raster(2)));
 #elif KL_FP8_GEMM_SWEEP == 1
     case 5: return f(Config5{}, Knobs{});
     case 6: return f(Config6{}, Knobs{});

@@ -1,0 +1,141 @@
+"""Clocks and power while each fp8 GEMM runs at large-M shapes: is the H200 at its power limit
+there, and does torch._scaled_mm hold a higher SM clock than our kernels?
+
+    python benchmarks/fp8_gemm_power.py [--json PATH] [--configs 36,53] [--seconds 2]
+
+Each implementation runs back to back for --seconds at one shape while nvidia-smi samples the SM
+clock, the board power and the reasons the clock is held down, every 50 ms. Two rounds, the second
+in reverse order, so a GPU warming through the run shows as a difference between rounds. Columns:
+µs per call (CUDA events over the whole loop), TFLOP/s, the median SM clock and power over the
+loop (its first 0.4 s left out), and TFLOP/s per GHz of SM clock: the work each clock cycle does,
+which a lower clock does not change. Needs a Hopper GPU and the CUTLASS headers (the shipped
+library is built, or found in the build cache).
+"""
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere in the repo
+import grading  # noqa: E402,F401
+from benchmarks.fp8_gemm_cutlass_check import SOURCE, _load, fp8_rand
+from solutions.fp8_gemm import fp8_gemm_triton
+
+FIELDS = ["clocks.sm", "power.draw", "temperature.gpu"]
+REASONS = ["clocks_event_reasons.active", "clocks_throttle_reasons.active"]  # newer name first
+SHAPES = [(8192, 14336, 4096), (4096, 4096, 4096), (8192, 8192, 28672)]  # M, N, K
+
+
+def smi(query, *extra):
+    return subprocess.run(["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader,nounits", *extra],
+                          capture_output=True, text=True, timeout=20)
+
+
+class Sampler:
+    """nvidia-smi in loop mode (-lms 50) in a child process; a thread keeps (time, fields) pairs."""
+
+    def __init__(self):
+        self.samples, self.fields = [], None
+        for reason in REASONS + [None]:
+            fields = FIELDS + ([reason] if reason else [])
+            if smi(",".join(fields)).returncode == 0:
+                self.fields = fields
+                break
+        if self.fields is None:
+            sys.exit("nvidia-smi did not answer a query of the SM clock and power")
+        self.proc = subprocess.Popen(["nvidia-smi", f"--query-gpu={','.join(self.fields)}",
+                                      "--format=csv,noheader,nounits", "-lms", "50"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.samples.append((time.monotonic(), [x.strip() for x in line.split(",")]))
+
+    def between(self, t0, t1):
+        return [f for t, f in self.samples if t0 <= t <= t1]
+
+    def stop(self):
+        self.proc.terminate()
+
+
+def run_for(fn, args, seconds):
+    """fn(*args) back to back for about `seconds`; returns (µs a call, host start, host end)."""
+    for _ in range(3):
+        fn(*args)
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    fn(*args)
+    torch.cuda.synchronize()
+    one = max(time.perf_counter() - t, 1e-6)
+    n = max(10, int(seconds / one))
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    h0 = time.monotonic()
+    start.record()
+    for _ in range(n):
+        fn(*args)
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) * 1e3 / n, h0, time.monotonic()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json")
+    ap.add_argument("--configs", default="36,53", help="CUTLASS configurations to run beside the pick")
+    ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--no-cutlass", action="store_true", help="torch._scaled_mm and the Triton rung only")
+    args = ap.parse_args()
+    if not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0):
+        sys.exit("needs a Hopper GPU (compute capability 9.0)")
+    limits = smi("power.limit,enforced.power.limit,clocks.max.sm").stdout.strip()
+    impls = {"scaled_mm": lambda a, b, sa, sb: torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb,
+                                                                 out_dtype=torch.bfloat16),
+             "triton": fp8_gemm_triton}
+    if not args.no_cutlass:
+        lib = _load(SOURCE)
+        impls["cutlass"] = lambda a, b, sa, sb: lib.fp8_gemm(a, b, sa, sb)
+        for c in (int(x) for x in args.configs.split(",") if x):
+            impls[f"cutlass {c}"] = lambda a, b, sa, sb, c=c: lib.fp8_gemm_config(a, b, sa, sb, c)
+    sampler = Sampler()
+    print(f"{torch.cuda.get_device_name(0)}; power limit, enforced limit (W), max SM clock (MHz): {limits}; "
+          f"sampled: {', '.join(sampler.fields)}", flush=True)
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    rows = []
+    hdr = (f"{'M x N x K':>20} {'round':>5} {'impl':>11} | {'us':>9} {'TFLOP/s':>8} {'MHz':>6} {'W':>6} "
+           f"{'C':>4} {'TF/GHz':>7} | reasons")
+    print(hdr, flush=True)
+    for m, n, k in SHAPES:
+        a, b = fp8_rand(m, k, gen), fp8_rand(n, k, gen)
+        sa = torch.full((1,), 0.02, device="cuda")
+        sb = torch.full((1,), 0.03, device="cuda")
+        names = list(impls)
+        for rnd, order in enumerate((names, names[::-1])):
+            for name in order:
+                us, h0, h1 = run_for(impls[name], (a, b, sa, sb), args.seconds)
+                time.sleep(0.15)  # the sampler's last lines
+                got = sampler.between(h0 + 0.4, h1)
+                clock = statistics.median(float(f[0]) for f in got) if got else float("nan")
+                power = statistics.median(float(f[1]) for f in got) if got else float("nan")
+                temp = max((float(f[2]) for f in got), default=float("nan"))
+                reasons = sorted({f[3] for f in got}) if got and len(sampler.fields) > 3 else []
+                tflops = 2 * m * n * k / us / 1e6
+                rows.append({"m": m, "n": n, "k": k, "round": rnd, "impl": name, "us": us, "tflops": tflops,
+                             "sm_mhz": clock, "power_w": power, "temp_c": temp, "reasons": reasons,
+                             "samples": len(got)})
+                print(f"{f'{m}x{n}x{k}':>20} {rnd:5d} {name:>11} | {us:9.1f} {tflops:8.0f} {clock:6.0f} "
+                      f"{power:6.0f} {temp:4.0f} {tflops / clock * 1e3:7.0f} | {' '.join(reasons)}", flush=True)
+    sampler.stop()
+    if args.json:
+        Path(args.json).write_text(json.dumps({"device": torch.cuda.get_device_name(0), "limits": limits,
+                                               "fields": sampler.fields, "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
