@@ -2,13 +2,15 @@
 there, and does torch._scaled_mm hold a higher SM clock than our kernels?
 
     python benchmarks/fp8_gemm_power.py [--json PATH] [--configs 36,53] [--seconds 2]
+        [--ms 4096,8192 | --shapes 8192x14336x4096,...] [--no-triton] [--no-pick] [--no-cutlass]
 
 Each implementation runs back to back for --seconds at one shape while nvidia-smi samples the SM
 clock, the board power and the reasons the clock is held down, every 50 ms. Two rounds, the second
 in reverse order, so a GPU warming through the run shows as a difference between rounds. Columns:
 µs per call (CUDA events over the whole loop), TFLOP/s, the median SM clock and power over the
 loop (its first 0.4 s left out), and TFLOP/s per GHz of SM clock: the work each clock cycle does,
-which a lower clock does not change. Needs a Hopper GPU and the CUTLASS headers (the shipped
+which a lower clock does not change. Last, per shape, torch._scaled_mm's time over each one's (the
+mean of the two rounds): the same ratio the bench reports, here in the steady state. Needs a Hopper GPU and the CUTLASS headers (the shipped
 library is built, or found in the build cache).
 """
 import argparse
@@ -30,6 +32,7 @@ from solutions.fp8_gemm import fp8_gemm_triton
 FIELDS = ["clocks.sm", "power.draw", "temperature.gpu"]
 REASONS = ["clocks_event_reasons.active", "clocks_throttle_reasons.active"]  # newer name first
 SHAPES = [(8192, 14336, 4096), (4096, 4096, 4096), (8192, 8192, 28672)]  # M, N, K
+LLAMA = [(4096, 4096), (14336, 4096), (4096, 14336), (8192, 8192), (28672, 8192), (8192, 28672)]  # N, K
 
 
 def smi(query, *extra):
@@ -91,6 +94,10 @@ def main():
     ap.add_argument("--configs", default="36,53", help="CUTLASS configurations to run beside the pick")
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--no-cutlass", action="store_true", help="torch._scaled_mm and the Triton rung only")
+    ap.add_argument("--no-triton", action="store_true", help="leave the Triton rung out")
+    ap.add_argument("--no-pick", action="store_true", help="leave the CUTLASS rung's own pick out (--configs only)")
+    ap.add_argument("--ms", help="the six Llama weights at each of these M (instead of --shapes)")
+    ap.add_argument("--shapes", default=",".join(f"{m}x{n}x{k}" for m, n, k in SHAPES), help="MxNxK,...")
     args = ap.parse_args()
     if not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0):
         sys.exit("needs a Hopper GPU (compute capability 9.0)")
@@ -98,9 +105,12 @@ def main():
     impls = {"scaled_mm": lambda a, b, sa, sb: torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb,
                                                                  out_dtype=torch.bfloat16),
              "triton": fp8_gemm_triton}
+    if args.no_triton:
+        del impls["triton"]
     if not args.no_cutlass:
         lib = _load(SOURCE)
-        impls["cutlass"] = lambda a, b, sa, sb: lib.fp8_gemm(a, b, sa, sb)
+        if not args.no_pick:
+            impls["cutlass"] = lambda a, b, sa, sb: lib.fp8_gemm(a, b, sa, sb)
         for c in (int(x) for x in args.configs.split(",") if x):
             impls[f"cutlass {c}"] = lambda a, b, sa, sb, c=c: lib.fp8_gemm_config(a, b, sa, sb, c)
     sampler = Sampler()
@@ -111,7 +121,9 @@ def main():
     hdr = (f"{'M x N x K':>20} {'round':>5} {'impl':>11} | {'us':>9} {'TFLOP/s':>8} {'MHz':>6} {'W':>6} "
            f"{'C':>4} {'TF/GHz':>7} | reasons")
     print(hdr, flush=True)
-    for m, n, k in SHAPES:
+    shapes = [(m, n, k) for m in map(int, args.ms.split(",")) for n, k in LLAMA] if args.ms else \
+        [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")]
+    for m, n, k in shapes:
         a, b = fp8_rand(m, k, gen), fp8_rand(n, k, gen)
         sa = torch.full((1,), 0.02, device="cuda")
         sb = torch.full((1,), 0.03, device="cuda")
@@ -132,6 +144,17 @@ def main():
                 print(f"{f'{m}x{n}x{k}':>20} {rnd:5d} {name:>11} | {us:9.1f} {tflops:8.0f} {clock:6.0f} "
                       f"{power:6.0f} {temp:4.0f} {tflops / clock * 1e3:7.0f} | {' '.join(reasons)}", flush=True)
     sampler.stop()
+    print("\nsteady state: torch._scaled_mm's time over each one's (mean of both rounds; > 1: faster than it), "
+          "median SM clock (MHz) in brackets", flush=True)
+    others = [x for x in impls if x != "scaled_mm"]
+    print(f"{'M x N x K':>20} {'scaled_mm':>16} " + " ".join(f"{x:>16}" for x in others))
+    for m, n, k in shapes:
+        mine = {x: [r for r in rows if (r["m"], r["n"], r["k"], r["impl"]) == (m, n, k, x)] for x in impls}
+        us = {x: statistics.mean(r["us"] for r in v) for x, v in mine.items()}
+        mhz = {x: statistics.mean(r["sm_mhz"] for r in v) for x, v in mine.items()}
+        cells = [f"{us['scaled_mm']:8.1f}us [{mhz['scaled_mm']:4.0f}]"] + \
+                [f"{us['scaled_mm'] / us[x]:8.3f}x [{mhz[x]:4.0f}]" for x in others]
+        print(f"{f'{m}x{n}x{k}':>20} " + " ".join(f"{c:>16}" for c in cells), flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps({"device": torch.cuda.get_device_name(0), "limits": limits,
                                                "fields": sampler.fields, "rows": rows}, indent=1))
