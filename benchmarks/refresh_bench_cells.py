@@ -27,7 +27,7 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 from IPython.display import HTML, Markdown  # noqa: E402
 
-from grading import lessons, roofline  # noqa: E402
+from grading import lesson_fp8, lessons, roofline  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO / "benchmarks"
@@ -116,7 +116,7 @@ def main():
     path = Path(args.notebook)
     nb = json.loads(path.read_text())
     lessons.run_bench = _committed_bench
-    namespace = {"lessons": lessons, "roofline": roofline, "Markdown": Markdown, "HTML": HTML,
+    namespace = {"lessons": lessons, "lesson_fp8": lesson_fp8, "roofline": roofline, "Markdown": Markdown, "HTML": HTML,
                  "CPU_MODE": False, "HAS_FP8": True, "ROOT": REPO}
     for i in args.cells:
         cell = nb["cells"][i]

@@ -261,6 +261,44 @@ def time_gemms(fns: dict[str, Callable], shapes: Sequence[tuple[int, int, int]],
     return GemmTimes(title, [tuple(s) for s in shapes], times, roofs.bandwidth_gbps, roofs.peak_tflops("fp8"))
 
 
+def power_table(result: dict) -> str:
+    """A steady-state run of benchmarks/fp8_gemm_power.py as Markdown: per shape, torch._scaled_mm's
+    time and, for each other implementation, _scaled_mm's time over its own (> 1: faster), each with
+    the median SM clock while it ran and the work it did per clock (TFLOP/s per GHz); the means of
+    the run's rounds. Then the board power and the clock's limiters over the whole run."""
+    rows = result["rows"]
+    impls = list(dict.fromkeys(r["impl"] for r in rows))
+    if "scaled_mm" not in impls:
+        raise ValueError("power_table: the run has no torch._scaled_mm rows to compare with")
+    others = [x for x in impls if x != "scaled_mm"]
+
+    def mean(shape, impl, key):
+        vals = [r[key] for r in rows if (r["m"], r["n"], r["k"], r["impl"]) == (*shape, impl)]
+        return sum(vals) / len(vals) if vals else None
+
+    names = {"scaled_mm": "`_scaled_mm`", "triton": "Triton", "cutlass": "CUTLASS"}
+    lines = ["| M × N × K | " + " | ".join([names.get(x, x) for x in ["scaled_mm", *others]]) + " |",
+             "|---|" + "---:|" * (1 + len(others))]
+    for shape in dict.fromkeys((r["m"], r["n"], r["k"]) for r in rows):
+        base = mean(shape, "scaled_mm", "us")
+
+        def where(impl):
+            mhz, tflops = mean(shape, impl, "sm_mhz"), mean(shape, impl, "tflops")
+            return f"{mhz:.0f} MHz, {tflops / mhz * 1e3:.0f} TF/GHz"
+
+        cells = [f"{base:,.1f} µs · {where('scaled_mm')}"]
+        for x in others:
+            us = mean(shape, x, "us")
+            cells.append("-" if us is None else f"{base / us:.3f}× · {where(x)}")
+        lines.append(f"| {' × '.join(map(str, shape))} | " + " | ".join(cells) + " |")
+    watts = sorted(r["power_w"] for r in rows)
+    capped = sum(1 for r in rows if any(int(x, 16) & 0x4 for x in r.get("reasons", [])))
+    lines += ["", f"{result['device']}, power limit, enforced limit, top SM clock: {result['limits']} (W, W, MHz). "
+                  f"Board power over the runs {watts[0]:.0f}-{watts[-1]:.0f} W (median {watts[len(watts) // 2]:.0f}); "
+                  f"the software power cap held the clock in {capped} of {len(rows)} runs."]
+    return "\n".join(lines)
+
+
 # --- the CUTLASS rung's machine code ----------------------------------------------------------------
 
 def built_library(kernel: str = "fp8_gemm_cutlass") -> Path | None:

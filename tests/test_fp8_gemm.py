@@ -431,3 +431,36 @@ def test_quantize_ties_may_round_either_way():
     settled_bf16, _ = spec.settled((q_bf16, scale), (q_ref, scale), (x, False), {})
     with pytest.raises(check.Mismatch, match="relative L2 error"):
         check.compare(q_bf16, settled_bf16, Q_TOLERANCE)
+
+
+# --- chapter 02's steady-state table (benchmarks/fp8_gemm_power.py) ----------------------------------
+
+def _power_row(impl, us, mhz, rnd=0, reasons=("0x0000000000000004",)):
+    m, n, k = 4096, 8192, 8192
+    return {"m": m, "n": n, "k": k, "round": rnd, "impl": impl, "us": us, "tflops": 2 * m * n * k / us / 1e6,
+            "sm_mhz": mhz, "power_w": 650.0, "temp_c": 60.0, "reasons": list(reasons), "samples": 10}
+
+
+def test_power_table_ratios_are_means_of_the_rounds():
+    from grading.lesson_fp8 import power_table
+    rows = [_power_row("scaled_mm", 400.0, 1400), _power_row("scaled_mm", 420.0, 1400, rnd=1),
+            _power_row("cutlass", 400.0, 1500), _power_row("cutlass", 440.0, 1500, rnd=1, reasons=("0x0",))]
+    table = power_table({"device": "GPU", "limits": "700, 700, 1980", "rows": rows})
+    line = next(ln for ln in table.splitlines() if ln.startswith("| 4096 × 8192 × 8192"))
+    assert "410.0 µs" in line and f"{410 / 420:.3f}×" in line and "1500 MHz" in line
+    assert "held the clock in 3 of 4 runs" in table
+
+
+def test_power_table_needs_scaled_mm():
+    from grading.lesson_fp8 import power_table
+    with pytest.raises(ValueError, match="_scaled_mm"):
+        power_table({"device": "GPU", "limits": "", "rows": [_power_row("cutlass", 400.0, 1500)]})
+
+
+def test_committed_steady_state_run_renders_every_shape():
+    import json
+    from grading.lesson_fp8 import power_table
+    result = json.loads((REPO / "benchmarks" / "fp8_gemm_steady_H200.json").read_text())
+    shapes = {(r["m"], r["n"], r["k"]) for r in result["rows"]}
+    table = power_table(result)
+    assert len(shapes) == 12 and all(f"| {m} × {n} × {k} |" in table for m, n, k in shapes)
