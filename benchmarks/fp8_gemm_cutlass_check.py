@@ -53,7 +53,7 @@ CHECK_MS = [1, 16, 37, 128, 4096]
 CHECK_N, CHECK_K = 4104, 4096 + 48  # N not a multiple of any tile; K ends in a partial k-block
 # The configurations each build holds: 0 = the file as shipped, n = built with KL_FP8_GEMM_SWEEP=n.
 BUILDS = {0: [3, 4, 10, 11, 15, 17, 18, 19, 20, 29, 30, 36, 41, 43, 44, 48, 51, 52, 53, 58, 59, 64, 65,
-              66, 67, 68, 69, 70, 71, 72, 73, 74, 75],
+              66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76],
           1: [5, 6],
           2: [7, 8, 16], 3: [9], 4: [1, 12, 13, 14], 5: [31, 32, 34, 35],
           6: [37, 38, 39], 7: [40, 42], 8: [45], 9: [2, 21, 22, 23, 24, 25, 26, 27, 28, 33],
@@ -71,13 +71,13 @@ def sweep_configs(m):
     stream-K, swizzle and ping-pong variants of the big tiles where the FLOPs do (51-53: 30
     promoting every 512, 1024, 2048 of K; 58 stream-K forced), beside the picks 29, 36, 53 and
     59, sweep build 6's 37-39, 11's 49-50 and 12's 57, and 53 and 36 with their tiles walked in
-    other orders (66-75: swizzle 2, 4, 8; down M; along N)."""
+    other orders (66-75: swizzle 2, 4, 8; down M; along N), and 53 promoting every 4096 of K (76)."""
     if m <= 64:
         return [1, 7, 12, 13, 14, 2, 3, 21, 22, 24, 25, 26, 28, 31, 32, 33, 42, 47, 60, 61, 63, 64, 65, 41, 43]
     if m <= 128:
         return [2, 3, 15, 4, 10, 5, 8, 23, 22, 27, 26, 28, 29, 31, 33, 40, 45, 46, 47, 61, 62, 48, 41, 44]
     return [3, 15, 19, 20, 4, 10, 17, 18, 11, 5, 8, 16, 9, 6, 29, 30, 51, 52, 53, 34, 35, 36, 37, 38, 39, 49, 50,
-            57, 58, 59, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75]
+            57, 58, 59, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76]
 
 
 def _fake(a, b, scale_a, scale_b, config=0):

@@ -9,7 +9,8 @@ clock, the board power and the reasons the clock is held down, every 50 ms. Two 
 in reverse order, so a GPU warming through the run shows as a difference between rounds. Columns:
 µs per call (CUDA events over the whole loop), TFLOP/s, the median SM clock and power over the
 loop (its first 0.4 s left out), and TFLOP/s per GHz of SM clock: the work each clock cycle does,
-which a lower clock does not change. Last, per shape, torch._scaled_mm's time over each one's (the
+which a lower clock does not change. Each output is first compared with torch._scaled_mm's (relative L2
+difference; over 1e-2, the grader's tolerance for bf16, stops the run). Last, per shape, torch._scaled_mm's time over each one's (the
 mean of the two rounds): the same ratio the bench reports, here in the steady state. Needs a Hopper GPU and the CUTLASS headers (the shipped
 library is built, or found in the build cache).
 """
@@ -128,6 +129,14 @@ def main():
         sa = torch.full((1,), 0.02, device="cuda")
         sb = torch.full((1,), 0.03, device="cuda")
         names = list(impls)
+        # Each output against torch._scaled_mm's first (the same product, promoted at other points).
+        ref = impls["scaled_mm"](a, b, sa, sb).double()
+        for name in names[1:]:
+            diff = ((impls[name](a, b, sa, sb).double() - ref).norm() / ref.norm()).item()
+            print(f"{f'{m}x{n}x{k}':>20} {name}: relative L2 difference from _scaled_mm {diff:.1e}", flush=True)
+            if not diff < 1e-2:  # the grader's tolerance for a bf16 output; NaN fails too
+                sys.exit(f"{name} at {m}x{n}x{k} differs from torch._scaled_mm by {diff:.1e}: not timed")
+        del ref
         for rnd, order in enumerate((names, names[::-1])):
             for name in order:
                 us, h0, h1 = run_for(impls[name], (a, b, sa, sb), args.seconds)

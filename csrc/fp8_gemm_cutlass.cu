@@ -106,6 +106,7 @@
 //   66-68 = 53 with the tile scheduler's swizzle 2, 4, 8; 69, 70 = 53 with its tiles walked down M,
 //                along N (the scheduler's heuristic goes down M where N has more tiles)
 //   71-75 = 36 with the same five orders (all ten run-time variants, in the shipped build)
+//   76 = 4, promoted every 4096 of K, dependent launch (53 with half its drains at K = 4096)
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -283,7 +284,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 76;  // 0 (auto) and configurations 1-75 (54-56 removed)
+constexpr int kNumConfigs = 77;  // 0 (auto) and configurations 1-76 (54-56 removed)
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -361,6 +362,7 @@ const char* const kConfigNames[kNumConfigs] = {
     "73 = 36 swizzle8",
     "74 = 36 raster along M",
     "75 = 36 raster along N",
+    "76 = 4 promote4096 dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
 // the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 14. 54-56 (36 adding its
@@ -372,7 +374,7 @@ constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 constexpr int kBuild = 0;
 #endif
 constexpr const char* const kBuildConfigs[] = {
-    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64-75",
+    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64-76",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
     "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63",
 };
@@ -1001,6 +1003,8 @@ auto with_config(int config, F&& f) {
     case 73: return f(Config36{}, dependent_launch(swizzle(8)));
     case 74: return f(Config36{}, dependent_launch(raster(1)));
     case 75: return f(Config36{}, dependent_launch(raster(2)));
+    // 53 promoting every 4096 of K: one drain a tile at K = 4096 where 53 has two.
+    case 76: return f(Config4{}, dependent_launch(promote(128)));
 #elif KL_FP8_GEMM_SWEEP == 1
     case 5: return f(Config5{}, Knobs{});
     case 6: return f(Config6{}, Knobs{});
