@@ -18,6 +18,10 @@
 //     The kernel must keep the tensor cores fed: big tiles (fewer bytes per FLOP from shared
 //     memory and L2) and TMA multicast across a cluster, within the registers that fp32
 //     accumulation leaves (see Accuracy).
+//     Run back to back, these GEMMs hold the board at its 700 W limit: the SM clock settles at
+//     1.35-1.6 GHz, not 1.98 (benchmarks/h200_session30), so work per clock cycle and energy per
+//     FLOP both count. There the rung runs 0.95-1.01x torch._scaled_mm, whose kernels do more per
+//     cycle; ours pay more per output tile (about 15% of a tile's time at K = 4096 against 11%).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
 // from 29, 36, 41, 43, 44, 48, 53, 59, 64 and 65 by the shape, each launched with programmatic
