@@ -4,19 +4,20 @@ against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/7
     python benchmarks/fp8_gemm_cutlass_check.py [--json PATH] [--no-sweep | --shipped-build | --builds 0,4]
         [--configs 36,53] [--ms 1,16,...]
 
-Fifteen libraries are built side by side, each by its own process (nvcc compiles one file on one
+Sixteen libraries are built side by side, each by its own process (nvcc compiles one file on one
 core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 3, 4, 36, 41,
 43, 44, 48, 58, 64 and 65 and their run-time variants, among them the ten the dispatch picks from:
 29 and 53 (kernels 3 and 4 promoting every 256 and 2048 of K), 36, 41, 43, 44, 48, 59 (58 under
 stream-K's heuristic), 64 and 65, each launched with programmatic dependent launch) and the same
-file with KL_FP8_GEMM_SWEEP = 1 to 14: kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the decode
+file with KL_FP8_GEMM_SWEEP = 1 to 15: kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the decode
 candidates 31-32 with the large-M ping-pong candidates 34-35, 37-39 (36 with the cluster across N,
 and 36's tile with CUTLASS's mainloop), 40 and 42 (the earlier picks 23 and 33 with the
 two-temporaries mainloop), 45 (3's stream-K tile with it), the earlier decode picks 2, 21-23 and 33
 with their variants 24-28, 46-47 (44 and 41 with the token tile multicast across a 2x1 cluster),
 49-50 (128x144 tiles at large M), 57 (36 with stream-K splitting its last waves), 60-62 (decode:
 swap-AB 128-row tiles under stream-K with the two-temporaries mainloop) and 63 (decode: one CTA a
-tile, four on an SM at once; 64 and 65, shipped, three and two). The file's header says what each
+tile, four on an SM at once; 64 and 65, shipped, three and two), 77-80 (kernel 4's epilogue in
+other pieces, with its control). The file's header says what each
 configuration tests and why.
 Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s;
 "w%" = the weight's bytes (N x K) per second as a share of this run's device-to-device copy
@@ -57,7 +58,7 @@ BUILDS = {0: [3, 4, 10, 11, 15, 17, 18, 19, 20, 29, 30, 36, 41, 43, 44, 48, 51, 
           1: [5, 6],
           2: [7, 8, 16], 3: [9], 4: [1, 12, 13, 14], 5: [31, 32, 34, 35],
           6: [37, 38, 39], 7: [40, 42], 8: [45], 9: [2, 21, 22, 23, 24, 25, 26, 27, 28, 33],
-          10: [46, 47], 11: [49, 50], 12: [57], 13: [60, 61, 62], 14: [63]}
+          10: [46, 47], 11: [49, 50], 12: [57], 13: [60, 61, 62], 14: [63], 15: [77, 78, 79, 80]}
 SHIPPED_PICKS = (29, 36, 41, 43, 44, 48, 53, 59, 64, 65)  # what the dispatch picks from (build 0's ten kernels)
 FAST_ACCUM = {6}  # no fp32 promotion: its error is reported (marked *), not judged
 TARGET_S = 0.1  # seconds per timing (--target-s): ~520 timings, about two and a half minutes
@@ -77,7 +78,7 @@ def sweep_configs(m):
     if m <= 128:
         return [2, 3, 15, 4, 10, 5, 8, 23, 22, 27, 26, 28, 29, 31, 33, 40, 45, 46, 47, 61, 62, 48, 41, 44]
     return [3, 15, 19, 20, 4, 10, 17, 18, 11, 5, 8, 16, 9, 6, 29, 30, 51, 52, 53, 34, 35, 36, 37, 38, 39, 49, 50,
-            57, 58, 59, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76]
+            57, 58, 59, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80]
 
 
 def _fake(a, b, scale_a, scale_b, config=0):
@@ -89,22 +90,26 @@ def _load(source):
                        fake={"fp8_gemm": _fake, "fp8_gemm_config": _fake})
 
 
+def sweep_source(n):
+    """Sweep build n's source: a two-line file in the build cache defining KL_FP8_GEMM_SWEEP and
+    including the shipped file, written where it is not there yet (the same path every run, so a
+    build made earlier is found again)."""
+    folder = cache_root() / "fp8_gemm_cutlass_sweeps"
+    folder.mkdir(parents=True, exist_ok=True)
+    wrapper = folder / f"fp8_gemm_cutlass_sweep{n}.cu"
+    text = f'#define KL_FP8_GEMM_SWEEP {n}\n#include "{SOURCE}"\n'
+    if not wrapper.is_file() or wrapper.read_text() != text:
+        wrapper.write_text(text)
+    return wrapper
+
+
 def build(sweep, builds=tuple(BUILDS)):
     """The libraries `builds` names (0: the file as shipped), compiled in parallel child processes,
     then loaded here from the cache. Returns the shipped library and {config: library holding it}.
-    A sweep build's source is a two-line file in the build cache, written where it is not there
-    yet: the same path every run, so a build made earlier (--build-only) is found again."""
+    A sweep build's source is sweep_source(n)'s (--build-only builds them ahead)."""
     sources = {0: SOURCE}
     if sweep:
-        folder = cache_root() / "fp8_gemm_cutlass_sweeps"
-        folder.mkdir(parents=True, exist_ok=True)
-        for n in builds:
-            if n:
-                wrapper = folder / f"fp8_gemm_cutlass_sweep{n}.cu"
-                text = f'#define KL_FP8_GEMM_SWEEP {n}\n#include "{SOURCE}"\n'
-                if not wrapper.is_file() or wrapper.read_text() != text:
-                    wrapper.write_text(text)
-                sources[n] = wrapper
+        sources.update({n: sweep_source(n) for n in builds if n})
     t0 = time.perf_counter()
     print(f"compiling {', '.join(s.name for s in sources.values())} in parallel (minutes, unless cached)",
           flush=True)

@@ -27,7 +27,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere in the repo
 import grading  # noqa: E402,F401
-from benchmarks.fp8_gemm_cutlass_check import SOURCE, _load, fp8_rand
+from benchmarks.fp8_gemm_cutlass_check import SOURCE, _load, fp8_rand, sweep_source
 from solutions.fp8_gemm import fp8_gemm_triton
 
 FIELDS = ["clocks.sm", "power.draw", "temperature.gpu"]
@@ -97,6 +97,8 @@ def main():
     ap.add_argument("--no-cutlass", action="store_true", help="torch._scaled_mm and the Triton rung only")
     ap.add_argument("--no-triton", action="store_true", help="leave the Triton rung out")
     ap.add_argument("--no-pick", action="store_true", help="leave the CUTLASS rung's own pick out (--configs only)")
+    ap.add_argument("--build", type=int, default=0,
+                    help="the library --configs come from: 0 the file as shipped, n sweep build n (with --no-pick)")
     ap.add_argument("--ms", help="the six Llama weights at each of these M (instead of --shapes)")
     ap.add_argument("--shapes", default=",".join(f"{m}x{n}x{k}" for m, n, k in SHAPES), help="MxNxK,...")
     args = ap.parse_args()
@@ -109,7 +111,9 @@ def main():
     if args.no_triton:
         del impls["triton"]
     if not args.no_cutlass:
-        lib = _load(SOURCE)
+        if args.build and not args.no_pick:
+            sys.exit("--build: a sweep build has no pick of its own; add --no-pick")
+        lib = _load(sweep_source(args.build) if args.build else SOURCE)
         if not args.no_pick:
             impls["cutlass"] = lambda a, b, sa, sb: lib.fp8_gemm(a, b, sa, sb)
         for c in (int(x) for x in args.configs.split(",") if x):

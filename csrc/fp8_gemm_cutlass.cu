@@ -45,7 +45,7 @@
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these ten. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29,
 // 30 and 51-53: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
-// 9's; 58 and 59 are one kernel, shipped), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 14
+// 9's; 58 and 59 are one kernel, shipped), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 15
 // (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
@@ -111,6 +111,7 @@
 //                along N (the scheduler's heuristic goes down M where N has more tiles)
 //   71-75 = 36 with the same five orders (all ten run-time variants, in the shipped build)
 //   76 = 4, promoted every 4096 of K, dependent launch (53 with half its drains at K = 4096)
+//   77-80 = 53 built again, with 4 stages, with 128x64 epilogue tiles, with one 128x192 one  [15]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -288,7 +289,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 77;  // 0 (auto) and configurations 1-76 (54-56 removed)
+constexpr int kNumConfigs = 81;  // 0 (auto) and configurations 1-80 (54-56 removed)
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -367,9 +368,13 @@ const char* const kConfigNames[kNumConfigs] = {
     "74 = 36 raster along M",
     "75 = 36 raster along N",
     "76 = 4 promote4096 dependent launch",
+    "77 = 53 (kernel 4 built again)",
+    "78 = 53 with 4 stages",
+    "79 = 53 with 128x64 epilogue tiles",
+    "80 = 53 with one 128x192 epilogue tile",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
-// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 14. 54-56 (36 adding its
+// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 15. 54-56 (36 adding its
 // temporaries every 2, 4 and 16 k-tiles; benchmarks/h200_session22, call 2) were within 1% of 36
 // and are gone; their numbers stay unused so the committed results keep their meaning.
 #if defined(KL_FP8_GEMM_SWEEP)
@@ -380,10 +385,10 @@ constexpr int kBuild = 0;
 constexpr const char* const kBuildConfigs[] = {
     "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64-76",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
-    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63",
+    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
-              "KL_FP8_GEMM_SWEEP must be 1 to 14");
+              "KL_FP8_GEMM_SWEEP must be 1 to 15");
 constexpr const char* kThisBuild = kBuildConfigs[kBuild];
 
 // One problem as the caller sees it (before any swap).
@@ -613,8 +618,11 @@ struct WithMinBlocks : Kernel {
 //   kSwapAB         compute y^T = b a^T (see the top of the file)
 //   kStages         pipeline stages (0: as many as fit, the default)
 //   kMinBlocks      CTAs an SM must hold at once (the kernel's __launch_bounds__; 1: no demand)
+//   EpilogueTile    the piece of the tile the epilogue converts and stores at a time (CUTLASS's
+//                   choice by default: 128x32 for the cooperative kernels, 64x32 for the others)
 template <class TileShape, class ClusterShape, class KernelSchedule, class EpilogueSchedule,
-          class Scheduler, bool kSwapAB, int kStages = 0, int kMinBlocks = 1>
+          class Scheduler, bool kSwapAB, int kStages = 0, int kMinBlocks = 1,
+          class EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto>
 struct Fp8GemmConfig {
   // y^T is column-major with leading dimension N: the same bytes as y row-major.
   using LayoutD = std::conditional_t<kSwapAB, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;
@@ -639,7 +647,7 @@ struct Fp8GemmConfig {
   // No C operand (void): the epilogue reads nothing but the scales.
   using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
-      cutlass::epilogue::collective::EpilogueTileAuto, ElementAcc, ElementScale,
+      EpilogueTile, ElementAcc, ElementScale,
       void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD, EpilogueSchedule, Scaled>::CollectiveOp;
 
   // The mainloop gets the shared memory the epilogue leaves (kStages 0), or kStages stages.
@@ -966,6 +974,24 @@ using Config62 = DecodeStreamK<Shape<_128, _128, _128>>;
 //    28672 x 8192 58.6 and 59.3 (65) against 62.5 and 61.8 (59.4, 58.8). So 64 and 65 are picks
 //    (pick_config) and in the shipped build; 63 stays here.
 using Config63 = OneConsumer<Shape<_64, _16, _128>, 4, 4>;
+#elif KL_FP8_GEMM_SWEEP == 15
+// 77-80. What kernel 4 (53) pays per output tile. At the power cap (benchmarks/h200_session30)
+//    its work per SM clock grows with K more than torch._scaled_mm's: a fixed cost of ~15% of a
+//    tile's time at K = 4096 against ~11%, and not its promotions (76). What is left is the
+//    epilogue, which neither consumer warpgroup overlaps with wgmma in the cooperative kernel:
+//    by default six 128x32 pieces a tile, each converted, written to shared memory, fenced and
+//    stored by TMA in turn. 79 stores three 128x64 pieces, 80 the whole tile at once; their
+//    bigger buffers leave room for 4 stages where 53 has 5, so 78 (53 with 4 stages) is the
+//    control, and 77 is 53 itself, built here to sit in the same library.
+using Config77 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
+template <int kStages, class EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto>
+using Kernel4Variant = Fp8GemmConfig<Shape<_128, _192, _128>, Shape<_2, _1, _1>,
+                                     gemm::KernelTmaWarpSpecializedCooperative,
+                                     epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, false,
+                                     kStages, 1, EpilogueTile>;
+using Config78 = Kernel4Variant<4>;
+using Config79 = Kernel4Variant<0, Shape<_128, _64>>;
+using Config80 = Kernel4Variant<0, Shape<_128, _192>>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -1070,6 +1096,11 @@ auto with_config(int config, F&& f) {
     case 62: return f(Config62{}, dependent_launch());
 #elif KL_FP8_GEMM_SWEEP == 14
     case 63: return f(Config63{}, dependent_launch());
+#elif KL_FP8_GEMM_SWEEP == 15
+    case 77: return f(Config77{}, dependent_launch(promote(64)));
+    case 78: return f(Config78{}, dependent_launch(promote(64)));
+    case 79: return f(Config79{}, dependent_launch(promote(64)));
+    case 80: return f(Config80{}, dependent_launch(promote(64)));
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
