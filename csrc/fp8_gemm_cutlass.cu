@@ -111,6 +111,8 @@
 //                along N (the scheduler's heuristic goes down M where N has more tiles)
 //   71-75 = 36 with the same five orders (all ten run-time variants, in the shipped build)
 //   76 = 4, promoted every 4096 of K, dependent launch (53 with half its drains at K = 4096)
+//                (66-76 in benchmarks/h200_session30, calls 2 and 3: within 1.5% of 53 and 36,
+//                or behind)
 //   77-80 = 53 built again, with 4 stages, with 128x64 epilogue tiles, with one 128x192 one  [15]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
@@ -982,7 +984,11 @@ using Config63 = OneConsumer<Shape<_64, _16, _128>, 4, 4>;
 //    by default six 128x32 pieces a tile, each converted, written to shared memory, fenced and
 //    stored by TMA in turn. 79 stores three 128x64 pieces, 80 the whole tile at once; their
 //    bigger buffers leave room for 4 stages where 53 has 5, so 78 (53 with 4 stages) is the
-//    control, and 77 is 53 itself, built here to sit in the same library.
+//    control, and 77 is 53 itself, built here to sit in the same library. Measured
+//    (benchmarks/h200_session30, call 4; torch._scaled_mm's time over each, held 1.5 s at the
+//    power cap, at 8192 x 14336 x 4096 and 8192^3): 77 0.950x and 0.967x, 78 0.945x and 0.955x,
+//    79 0.950x and 0.959x, 80 0.937x and 0.950x. Three pieces gain 0.4-0.5% on the control, one
+//    loses (its store waits for the whole tile); the pieces are not the fixed cost either.
 using Config77 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
 template <int kStages, class EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto>
 using Kernel4Variant = Fp8GemmConfig<Shape<_128, _192, _128>, Shape<_2, _1, _1>,
