@@ -111,8 +111,8 @@
 //                along N (the scheduler's heuristic goes down M where N has more tiles)
 //   71-75 = 36 with the same five orders (all ten run-time variants, in the shipped build)
 //   76 = 4, promoted every 4096 of K, dependent launch (53 with half its drains at K = 4096)
-//                (66-76 in benchmarks/h200_session30, calls 2 and 3: within 1.5% of 53 and 36,
-//                or behind)
+//                (benchmarks/h200_session30: 66-68, 70 and 76 held 1.5 s beside 53, none more
+//                than 1.5% ahead (67, at one shape); 71-75 timed only for 0.2 s, too short to rank)
 //   77-80 = 53 built again, with 4 stages, with 128x64 epilogue tiles, with one 128x192 one  [15]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
