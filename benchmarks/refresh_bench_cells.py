@@ -125,6 +125,9 @@ def main():
             sys.exit(f"cell {i} is neither a scoreboard cell (run_bench / load_json), a compile report "
                      "(compile_only) nor a source excerpt: not re-rendered")
         cell["outputs"] = run_cell(source, namespace)
+        if cell.get("execution_count") is None:  # nbval refuses saved outputs on a cell never run
+            counts = [c.get("execution_count") or 0 for c in nb["cells"][:i] if c["cell_type"] == "code"]
+            cell["execution_count"] = max(counts, default=0) + 1
         print(f"cell {i}: {len(cell['outputs'])} outputs")
     path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
 
