@@ -3,6 +3,7 @@ there, and does torch._scaled_mm hold a higher SM clock than our kernels?
 
     python benchmarks/fp8_gemm_power.py [--json PATH] [--configs 36,53] [--seconds 2]
         [--ms 4096,8192 | --shapes 8192x14336x4096,...] [--no-triton] [--no-pick] [--no-cutlass]
+        [--build N]   (--configs 76,16:81 takes 81 from sweep build 16, 76 from --build's library)
 
 Each implementation runs back to back for --seconds at one shape while nvidia-smi samples the SM
 clock, the board power and the reasons the clock is held down, every 50 ms. Two rounds, the second
@@ -69,6 +70,30 @@ class Sampler:
         self.proc.terminate()
 
 
+def cutlass_impls(configs, default_build=0, pick=True, load=None):
+    """{name: fn} for the CUTLASS rung's pick ("cutlass", from the file as shipped) and each of
+    `configs` ("36,53" from default_build's library, "16:81" from sweep build 16), each library
+    loaded once (load(build) -> library; default: built or found in the build cache)."""
+    load = load or (lambda build: _load(sweep_source(build) if build else SOURCE))
+    libs, impls = {}, {}
+
+    def library(build):
+        if build not in libs:
+            libs[build] = load(build)
+        return libs[build]
+
+    if pick:
+        impls["cutlass"] = lambda a, b, sa, sb, lib=library(0): lib.fp8_gemm(a, b, sa, sb)
+    for token in (x.strip() for x in configs.split(",") if x.strip()):
+        build, _, config = token.rpartition(":")
+        try:
+            lib, c = library(int(build) if build else default_build), int(config)
+        except ValueError:
+            sys.exit(f"--configs: {token!r} is neither N nor B:N (build B, configuration N)")
+        impls[f"cutlass {token}"] = lambda a, b, sa, sb, lib=lib, c=c: lib.fp8_gemm_config(a, b, sa, sb, c)
+    return impls
+
+
 def run_for(fn, args, seconds):
     """fn(*args) back to back for about `seconds`; returns (µs a call, host start, host end)."""
     for _ in range(3):
@@ -92,13 +117,15 @@ def run_for(fn, args, seconds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json")
-    ap.add_argument("--configs", default="36,53", help="CUTLASS configurations to run beside the pick")
+    ap.add_argument("--configs", default="36,53",
+                    help="CUTLASS configurations to run beside the pick: N from --build's library, or B:N from "
+                         "build B (0 the file as shipped, n sweep build n), e.g. 76,16:81")
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--no-cutlass", action="store_true", help="torch._scaled_mm and the Triton rung only")
     ap.add_argument("--no-triton", action="store_true", help="leave the Triton rung out")
     ap.add_argument("--no-pick", action="store_true", help="leave the CUTLASS rung's own pick out (--configs only)")
     ap.add_argument("--build", type=int, default=0,
-                    help="the library --configs come from: 0 the file as shipped, n sweep build n (with --no-pick)")
+                    help="the library plain --configs numbers come from: 0 the file as shipped, n sweep build n")
     ap.add_argument("--ms", help="the six Llama weights at each of these M (instead of --shapes)")
     ap.add_argument("--shapes", default=",".join(f"{m}x{n}x{k}" for m, n, k in SHAPES), help="MxNxK,...")
     args = ap.parse_args()
@@ -111,13 +138,7 @@ def main():
     if args.no_triton:
         del impls["triton"]
     if not args.no_cutlass:
-        if args.build and not args.no_pick:
-            sys.exit("--build: a sweep build has no pick of its own; add --no-pick")
-        lib = _load(sweep_source(args.build) if args.build else SOURCE)
-        if not args.no_pick:
-            impls["cutlass"] = lambda a, b, sa, sb: lib.fp8_gemm(a, b, sa, sb)
-        for c in (int(x) for x in args.configs.split(",") if x):
-            impls[f"cutlass {c}"] = lambda a, b, sa, sb, c=c: lib.fp8_gemm_config(a, b, sa, sb, c)
+        impls.update(cutlass_impls(args.configs, args.build, not args.no_pick))
     sampler = Sampler()
     print(f"{torch.cuda.get_device_name(0)}; power limit, enforced limit (W), max SM clock (MHz): {limits}; "
           f"sampled: {', '.join(sampler.fields)}", flush=True)

@@ -464,3 +464,32 @@ def test_committed_steady_state_run_renders_every_shape():
     shapes = {(r["m"], r["n"], r["k"]) for r in result["rows"]}
     table = power_table(result)
     assert len(shapes) == 12 and all(f"| {m} × {n} × {k} |" in table for m, n, k in shapes)
+
+
+def test_power_script_takes_configurations_from_each_build_once():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("fp8_gemm_power", REPO / "benchmarks" / "fp8_gemm_power.py")
+    power = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(power)
+    loaded = []
+
+    class Library:
+        def __init__(self, build):
+            self.build = build
+
+        def fp8_gemm(self, a, b, sa, sb):
+            return ("pick", self.build)
+
+        def fp8_gemm_config(self, a, b, sa, sb, c):
+            return (c, self.build)
+
+    def load(build):
+        loaded.append(build)
+        return Library(build)
+
+    impls = power.cutlass_impls("53, 16:81,16:82", default_build=0, pick=True, load=load)
+    assert sorted(loaded) == [0, 16]
+    assert {name: fn(None, None, None, None) for name, fn in impls.items()} == {
+        "cutlass": ("pick", 0), "cutlass 53": (53, 0), "cutlass 16:81": (81, 16), "cutlass 16:82": (82, 16)}
+    with pytest.raises(SystemExit, match="neither N nor B:N"):
+        power.cutlass_impls("x:1", load=load)
