@@ -21,7 +21,7 @@
 //     Run back to back, these GEMMs hold the board at its 700 W limit: the SM clock settles at
 //     1.35-1.6 GHz, not 1.98 (benchmarks/h200_session30), so work per clock cycle and energy per
 //     FLOP both count. There the rung runs 0.95-1.01x torch._scaled_mm, whose kernels do more per
-//     cycle; ours pay more per output tile (about 15% of a tile's time at K = 4096 against 11%).
+//     cycle; ours pay more per output tile (13-15% of a tile's time at K = 4096, against 9-11%).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
 // from 29, 36, 41, 43, 44, 48, 53, 59, 64 and 65 by the shape, each launched with programmatic
@@ -982,8 +982,8 @@ using Config62 = DecodeStreamK<Shape<_128, _128, _128>>;
 using Config63 = OneConsumer<Shape<_64, _16, _128>, 4, 4>;
 #elif KL_FP8_GEMM_SWEEP == 15
 // 77-80. What kernel 4 (53) pays per output tile. At the power cap (benchmarks/h200_session30)
-//    its work per SM clock grows with K more than torch._scaled_mm's: a fixed cost of ~15% of a
-//    tile's time at K = 4096 against ~11%, and not its promotions (76). What is left is the
+//    its work per SM clock grows with K more than torch._scaled_mm's: a fixed cost of 13-15% of a
+//    tile's time at K = 4096 against 9-11%, and not its promotions (76). What is left is the
 //    epilogue, which neither consumer warpgroup overlaps with wgmma in the cooperative kernel:
 //    by default six 128x32 pieces a tile, each converted, written to shared memory, fenced and
 //    stored by TMA in turn. 79 stores three 128x64 pieces, 80 the whole tile at once; their
