@@ -17,8 +17,8 @@ with their variants 24-28, 46-47 (44 and 41 with the token tile multicast across
 49-50 (128x144 tiles at large M), 57 (36 with stream-K splitting its last waves), 60-62 (decode:
 swap-AB 128-row tiles under stream-K with the two-temporaries mainloop) and 63 (decode: one CTA a
 tile, four on an SM at once; 64 and 65, shipped, three and two), 77-80 (kernel 4's epilogue in
-other pieces, with its control) and 81-82 (ping-pong, fast accumulation: the epilogue overlapped). The file's header says what each
-configuration tests and why.
+other pieces, with its control) and 81-82 (ping-pong, fast accumulation: the epilogue
+overlapped). The file's header says what each configuration tests and why.
 Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s;
 "w%" = the weight's bytes (N x K) per second as a share of this run's device-to-device copy
 bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the same kind of scales.

@@ -10,10 +10,12 @@ clock, the board power and the reasons the clock is held down, every 50 ms. Two 
 in reverse order, so a GPU warming through the run shows as a difference between rounds. Columns:
 µs per call (CUDA events over the whole loop), TFLOP/s, the median SM clock and power over the
 loop (its first 0.4 s left out), and TFLOP/s per GHz of SM clock: the work each clock cycle does,
-which a lower clock does not change. Each output is first compared with torch._scaled_mm's (relative L2
-difference; over 1e-2, the grader's tolerance for bf16, stops the run). Last, per shape, torch._scaled_mm's time over each one's (the
-mean of the two rounds): the same ratio the bench reports, here in the steady state. Needs a Hopper GPU and the CUTLASS headers (the shipped
-library is built, or found in the build cache).
+which a lower clock does not change. Each output is first compared with torch._scaled_mm's
+(relative L2 difference; over 1e-2, the grader's tolerance for bf16, stops the run). Last, the
+table chapter 02 shows (grading.lesson_fp8.power_table): per shape, torch._scaled_mm's time over
+each one's, the mean of the two rounds, the same ratio the bench reports, here in the steady
+state. Needs a Hopper GPU and the CUTLASS headers (the shipped library is built, or found in the
+build cache).
 """
 import argparse
 import json
@@ -29,6 +31,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere in the repo
 import grading  # noqa: E402,F401
 from benchmarks.fp8_gemm_cutlass_check import SOURCE, _load, fp8_rand, sweep_source
+from grading.lesson_fp8 import power_table
 from solutions.fp8_gemm import fp8_gemm_triton
 
 FIELDS = ["clocks.sm", "power.draw", "temperature.gpu"]
@@ -178,20 +181,12 @@ def main():
                 print(f"{f'{m}x{n}x{k}':>20} {rnd:5d} {name:>11} | {us:9.1f} {tflops:8.0f} {clock:6.0f} "
                       f"{power:6.0f} {temp:4.0f} {tflops / clock * 1e3:7.0f} | {' '.join(reasons)}", flush=True)
     sampler.stop()
-    print("\nsteady state: torch._scaled_mm's time over each one's (mean of both rounds; > 1: faster than it), "
-          "median SM clock (MHz) in brackets", flush=True)
-    others = [x for x in impls if x != "scaled_mm"]
-    print(f"{'M x N x K':>20} {'scaled_mm':>16} " + " ".join(f"{x:>16}" for x in others))
-    for m, n, k in shapes:
-        mine = {x: [r for r in rows if (r["m"], r["n"], r["k"], r["impl"]) == (m, n, k, x)] for x in impls}
-        us = {x: statistics.mean(r["us"] for r in v) for x, v in mine.items()}
-        mhz = {x: statistics.mean(r["sm_mhz"] for r in v) for x, v in mine.items()}
-        cells = [f"{us['scaled_mm']:8.1f}us [{mhz['scaled_mm']:4.0f}]"] + \
-                [f"{us['scaled_mm'] / us[x]:8.3f}x [{mhz[x]:4.0f}]" for x in others]
-        print(f"{f'{m}x{n}x{k}':>20} " + " ".join(f"{c:>16}" for c in cells), flush=True)
+    result = {"device": torch.cuda.get_device_name(0), "limits": limits, "fields": sampler.fields, "rows": rows}
     if args.json:
-        Path(args.json).write_text(json.dumps({"device": torch.cuda.get_device_name(0), "limits": limits,
-                                               "fields": sampler.fields, "rows": rows}, indent=1))
+        Path(args.json).write_text(json.dumps(result, indent=1))
+    print("\nsteady state: torch._scaled_mm's time over each one's (mean of both rounds; > 1: faster than it)",
+          flush=True)
+    print(power_table(result), flush=True)
 
 
 if __name__ == "__main__":

@@ -116,8 +116,8 @@ def main():
     path = Path(args.notebook)
     nb = json.loads(path.read_text())
     lessons.run_bench = _committed_bench
-    namespace = {"lessons": lessons, "lesson_fp8": lesson_fp8, "roofline": roofline, "Markdown": Markdown, "HTML": HTML,
-                 "CPU_MODE": False, "HAS_FP8": True, "ROOT": REPO}
+    namespace = {"lessons": lessons, "lesson_fp8": lesson_fp8, "roofline": roofline, "Markdown": Markdown,
+                 "HTML": HTML, "CPU_MODE": False, "HAS_FP8": True, "ROOT": REPO}
     for i in args.cells:
         cell = nb["cells"][i]
         source = "".join(cell["source"])
