@@ -3,7 +3,8 @@ there, and does torch._scaled_mm hold a higher SM clock than our kernels?
 
     python benchmarks/fp8_gemm_power.py [--json PATH] [--configs 36,53] [--seconds 2]
         [--ms 4096,8192 | --shapes 8192x14336x4096,...] [--no-triton] [--no-pick] [--no-cutlass]
-        [--build N]   (--configs 76,16:81 takes 81 from sweep build 16, 76 from --build's library)
+        [--fast-accum] [--build N]   (--configs 76,16:82 takes 82 from sweep build 16, 76 from
+        --build's library)
 
 Each implementation runs back to back for --seconds at one shape while nvidia-smi samples the SM
 clock, the board power and the reasons the clock is held down, every 50 ms. Two rounds, the second
@@ -75,7 +76,7 @@ class Sampler:
 
 def cutlass_impls(configs, default_build=0, pick=True, load=None):
     """{name: fn} for the CUTLASS rung's pick ("cutlass", from the file as shipped) and each of
-    `configs` ("36,53" from default_build's library, "16:81" from sweep build 16), each library
+    `configs` ("36,53" from default_build's library, "16:82" from sweep build 16), each library
     loaded once (load(build) -> library; default: built or found in the build cache)."""
     load = load or (lambda build: _load(sweep_source(build) if build else SOURCE))
     libs, impls = {}, {}
@@ -122,11 +123,13 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--configs", default="36,53",
                     help="CUTLASS configurations to run beside the pick: N from --build's library, or B:N from "
-                         "build B (0 the file as shipped, n sweep build n), e.g. 76,16:81")
+                         "build B (0 the file as shipped, n sweep build n), e.g. 76,16:82")
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--no-cutlass", action="store_true", help="torch._scaled_mm and the Triton rung only")
     ap.add_argument("--no-triton", action="store_true", help="leave the Triton rung out")
     ap.add_argument("--no-pick", action="store_true", help="leave the CUTLASS rung's own pick out (--configs only)")
+    ap.add_argument("--fast-accum", action="store_true",
+                    help="torch._scaled_mm with use_fast_accum=True too (no promotion), beside the default call")
     ap.add_argument("--build", type=int, default=0,
                     help="the library plain --configs numbers come from: 0 the file as shipped, n sweep build n")
     ap.add_argument("--ms", help="the six Llama weights at each of these M (instead of --shapes)")
@@ -138,6 +141,9 @@ def main():
     impls = {"scaled_mm": lambda a, b, sa, sb: torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb,
                                                                  out_dtype=torch.bfloat16),
              "triton": fp8_gemm_triton}
+    if args.fast_accum:
+        impls["scaled_mm fast"] = lambda a, b, sa, sb: torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb,
+                                                                         out_dtype=torch.bfloat16, use_fast_accum=True)
     if args.no_triton:
         del impls["triton"]
     if not args.no_cutlass:
@@ -147,7 +153,7 @@ def main():
           f"sampled: {', '.join(sampler.fields)}", flush=True)
     gen = torch.Generator(device="cuda").manual_seed(0)
     rows = []
-    hdr = (f"{'M x N x K':>20} {'round':>5} {'impl':>11} | {'us':>9} {'TFLOP/s':>8} {'MHz':>6} {'W':>6} "
+    hdr = (f"{'M x N x K':>20} {'round':>5} {'impl':>14} | {'us':>9} {'TFLOP/s':>8} {'MHz':>6} {'W':>6} "
            f"{'C':>4} {'TF/GHz':>7} | reasons")
     print(hdr, flush=True)
     shapes = [(m, n, k) for m in map(int, args.ms.split(",")) for n, k in LLAMA] if args.ms else \
@@ -178,7 +184,7 @@ def main():
                 rows.append({"m": m, "n": n, "k": k, "round": rnd, "impl": name, "us": us, "tflops": tflops,
                              "sm_mhz": clock, "power_w": power, "temp_c": temp, "reasons": reasons,
                              "samples": len(got)})
-                print(f"{f'{m}x{n}x{k}':>20} {rnd:5d} {name:>11} | {us:9.1f} {tflops:8.0f} {clock:6.0f} "
+                print(f"{f'{m}x{n}x{k}':>20} {rnd:5d} {name:>14} | {us:9.1f} {tflops:8.0f} {clock:6.0f} "
                       f"{power:6.0f} {temp:4.0f} {tflops / clock * 1e3:7.0f} | {' '.join(reasons)}", flush=True)
     sampler.stop()
     result = {"device": torch.cuda.get_device_name(0), "limits": limits, "fields": sampler.fields, "rows": rows}

@@ -24,10 +24,10 @@
 //     cycle; ours pay more per output tile (13-15% of a tile's time at K = 4096, against 9-11%).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 29, 36, 41, 43, 44, 48, 53, 59, 64 and 65 by the shape, each launched with programmatic
-// dependent launch; 29 and 53 are kernels 3 and 4 promoted every 256 and 2048 of K, see below,
-// and 59 is 53's tile under stream-K; 36, 41-48, 64 and 65 promote from two temporaries, see
-// TwoTempsMainloop):
+// from 29, 36, 41, 43, 44, 48, 53, 59, 64, 65 and 81 by the shape, each launched with
+// programmatic dependent launch; 29 and 53 are kernels 3 and 4 promoted every 256 and 2048 of K,
+// see below, and 59 is 53's tile under stream-K; 36, 41-48, 64 and 65 promote from two
+// temporaries, see TwoTempsMainloop; 81 does not promote, see Accuracy):
 //   43 swap-AB 64x16x128    ping-pong    persistent               M <= 16, N / 64 <= SMs
 //   64 swap-AB 64x16x128    one consumer, not persistent, 3 an SM M <= 16, SMs < N / 64 <= 3 SMs
 //   65 swap-AB 128x16x128   one consumer, not persistent, 2 an SM M <= 16, more weight rows
@@ -42,7 +42,8 @@
 //   58         128x192x128  cooperative  cluster 2x1, stream-K    the same at M >= 2048, K >= 8192,
 //                                                                 a small last wave (as 59)
 //   4          128x192x128  cooperative  cluster 2x1, persistent  larger M x N (as 53)
-// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these ten. The sweep in
+//   81         128x192x128  ping-pong    cluster 2x1, persistent  the same where K <= 4096
+// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these eleven. The sweep in
 // benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29,
 // 30 and 51-53: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
 // 9's; 58 and 59 are one kernel, shipped), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 16
@@ -207,7 +208,13 @@
 // roundings however long K is, against ~130 for fast accumulation at K = 4144. The temporary doubles
 // the accumulator registers: a consumer thread gets 232 (setmaxnreg), so a warpgroup's share of
 // a tile stops at 64x192 (96 + 96 registers); 64x256, the usual share without promotion, would
-// need 256. Kernel 6 shows what the promotion costs.
+// need 256. Kernel 6 shows what the promotion costs. (The picks since promote less often: 53
+// every 2048 of K, whose 64 truncations a partial sum still keep the error under bf16's own.)
+// Where K <= 4096 the whole sum is short enough to need no promotion at all: fast accumulation's
+// relative L2 error against float64 is 1.3e-3 at K = 4096 on an H200 (chapter 02, section 7),
+// under the 1.7e-3 that rounding the exact result to bf16 costs by itself (the two together
+// ~2.1e-3, 53's ~1.9e-3, torch._scaled_mm's 1.7e-3: it promotes every 128). With no temporary a warpgroup has room for a whole 128x192
+// tile, which is what the ping-pong schedule needs: 81 (see there).
 //
 // Device-side assert() in CUTLASS's stream-K and pipeline code is a call to __assertfail, and a
 // call among wgmma instructions makes ptxas serialize them (warning C7510: each wgmma waits for
@@ -389,9 +396,9 @@ constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 constexpr int kBuild = 0;
 #endif
 constexpr const char* const kBuildConfigs[] = {
-    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64-76",
+    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64-76, 81",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
-    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "81 and 82",
+    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "82",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
               "KL_FP8_GEMM_SWEEP must be 1 to 16");
@@ -843,6 +850,17 @@ using Config58 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, StreamK
 //    at once, 3 (64 rows, 6 stages) or 2 (128 rows, 5 stages) an SM (sweep build 14, below).
 using Config64 = OneConsumer<Shape<_64, _16, _128>, 6, 3>;
 using Config65 = OneConsumer<Shape<_128, _16, _128>, 5, 2>;
+// 81. Kernel 4's tile and cluster where K <= 4096, with the ping-pong schedule and no promotion
+//    (fast accumulation, inside bf16's rounding at such K: see Accuracy). Each consumer warpgroup
+//    owns a whole 128x192 tile (192 fp32 accumulators a thread, room for no temporary), the two
+//    taking turns: one stores its tile while the other runs its mainloop, so the epilogue that
+//    stops both of 4's warpgroups once a tile (its fixed cost per tile, benchmarks/
+//    h200_session30) runs under the other's wgmma. H200 at the power cap, each held 1.5 s
+//    beside torch._scaled_mm (benchmarks/h200_session31, call 1; sweep build 16 then): 1.019x,
+//    1.105x and 1.093x at 8192 x 14336, 8192 x 4096 and 4096 x 14336 (K = 4096), where 76
+//    (kernel 4 promoting once a tile: the same sums) ran 0.945x, 1.012x and 1.001x.
+using Config81 = PingPong<Shape<_128, _192, _128>, false, Shape<_2, _1, _1>,
+                          gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum>;
 #elif KL_FP8_GEMM_SWEEP == 1
 using Config5 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
 using Config6 = Fp8GemmConfig<Shape<_128, _256, _128>, Shape<_2, _1, _1>,
@@ -1003,17 +1021,17 @@ using Config78 = Kernel4Variant<4>;
 using Config79 = Kernel4Variant<0, Shape<_128, _64>>;
 using Config80 = Kernel4Variant<0, Shape<_128, _192>>;
 #elif KL_FP8_GEMM_SWEEP == 16
-// 81, 82. The epilogue overlapped (not yet measured). Each ping-pong consumer warpgroup owns a whole
+// 81 (now shipped), 82. The epilogue overlapped. Each ping-pong consumer warpgroup owns a whole
 //    tile and stores it while the other runs its mainloop, so the fixed cost per tile that 53
 //    pays with both warpgroups stopped (77-80 above) is hidden, if the epilogue is that cost.
 //    A 128x192 tile for one warpgroup is 192 fp32 accumulators a thread: room for no promotion
 //    temporary, so these accumulate fast (the tensor cores' own sum over all of K). That is
-//    inside the spec's tolerance only up to K = 4096 (chapter 02, section 7), where 76, kernel
-//    4 promoting once a tile, already ran level with 53 (benchmarks/h200_session30, call 3): 81
-//    against 76 is the epilogue's overlap alone. 82 is the 128x128 tile (128 accumulators).
-//    Compiled for sm_90a here: no spills.
-using Config81 = PingPong<Shape<_128, _192, _128>, false, Shape<_2, _1, _1>,
-                          gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum>;
+//    inside bf16's rounding only up to K = 4096 (see Accuracy), where 76, kernel 4 promoting
+//    once a tile, already ran level with 53 (benchmarks/h200_session30, call 3): 81 against 76
+//    is the epilogue's overlap alone. 82 is the 128x128 tile (128 accumulators). Measured
+//    (benchmarks/h200_session31, call 1, at the power cap beside torch._scaled_mm, K = 4096):
+//    81 1.019-1.105x where 76 ran 0.945-1.012x (see 81 above); 82 0.968-1.102x, behind 81 at
+//    each.
 using Config82 = PingPong<Shape<_128, _128, _128>, false, Shape<_2, _1, _1>,
                           gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum>;
 #endif
@@ -1046,6 +1064,7 @@ auto with_config(int config, F&& f) {
     case 59: return f(Config58{}, dependent_launch(promote(64)));
     case 64: return f(Config64{}, dependent_launch());
     case 65: return f(Config65{}, dependent_launch());
+    case 81: return f(Config81{}, dependent_launch());
     // The large-M picks with the tiles walked in another order (L2 reuse of a and b).
     case 66: return f(Config4{}, dependent_launch(swizzle(2, promote(64))));
     case 67: return f(Config4{}, dependent_launch(swizzle(4, promote(64))));
@@ -1126,7 +1145,6 @@ auto with_config(int config, F&& f) {
     case 79: return f(Config79{}, dependent_launch(promote(64)));
     case 80: return f(Config80{}, dependent_launch(promote(64)));
 #elif KL_FP8_GEMM_SWEEP == 16
-    case 81: return f(Config81{}, dependent_launch());
     case 82: return f(Config82{}, dependent_launch());
 #endif
   }
@@ -1159,7 +1177,7 @@ extern "C" const char* fp8_gemm_cutlass_config_name(int config) {
 
 namespace {
 
-// The configuration for the shape. 36, 41, 43, 44, 48, 64 and 65 have dependent launch already;
+// The configuration for the shape. 36, 41, 43, 44, 48, 64, 65 and 81 have dependent launch already;
 // 29 and 53 are kernels 3 and 4 launched with it.
 int pick_config(int64_t m, int64_t n, int64_t k) {
   // M <= 128: the weight's bytes decide the time (see the top): swap-AB tiles of 64 weight rows,
@@ -1224,7 +1242,11 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // (h200_session21, call 2), the Triton rung's own gain from the same change (call 1, 3-10%)
   // pointing the same way; a partial sum then carries 64 truncating wgmma k-steps, the bf16
   // output's error against float64 still inside bf16's own rounding (the check in the sweep).
-  return 53;
+  // Where K <= 4096 no promotion is needed at all (see Accuracy), and 81 runs the same tile with
+  // the ping-pong schedule, each warpgroup's epilogue under the other's mainloop: at the power
+  // cap beside torch._scaled_mm (h200_session31, call 1) 1.02-1.11x at the three K = 4096 shapes
+  // with many waves, where 53 ran 0.94-1.01x.
+  return k <= 4096 ? 81 : 53;
 }
 
 }  // namespace

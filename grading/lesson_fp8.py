@@ -276,7 +276,8 @@ def power_table(result: dict) -> str:
         vals = [r[key] for r in rows if (r["m"], r["n"], r["k"], r["impl"]) == (*shape, impl)]
         return sum(vals) / len(vals) if vals else None
 
-    names = {"scaled_mm": "`_scaled_mm`", "triton": "Triton", "cutlass": "CUTLASS"}
+    names = {"scaled_mm": "`_scaled_mm`", "scaled_mm fast": "`_scaled_mm`, fast accumulation", "triton": "Triton",
+             "cutlass": "CUTLASS"}
     lines = ["| M × N × K | " + " | ".join([names.get(x, x) for x in ["scaled_mm", *others]]) + " |",
              "|---|" + "---:|" * (1 + len(others))]
     for shape in dict.fromkeys((r["m"], r["n"], r["k"]) for r in rows):
