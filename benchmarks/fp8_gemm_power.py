@@ -3,7 +3,7 @@ there, and does torch._scaled_mm hold a higher SM clock than our kernels?
 
     python benchmarks/fp8_gemm_power.py [--json PATH] [--configs 36,53] [--seconds 2]
         [--ms 4096,8192 | --shapes 8192x14336x4096,...] [--no-triton] [--no-pick] [--no-cutlass]
-        [--fast-accum] [--build N]   (--configs 76,16:82 takes 82 from sweep build 16, 76 from
+        [--fast-accum] [--build N]   (--configs 76,15:77 takes 77 from sweep build 15, 76 from
         --build's library)
 
 Each implementation runs back to back for --seconds at one shape while nvidia-smi samples the SM
@@ -76,7 +76,7 @@ class Sampler:
 
 def cutlass_impls(configs, default_build=0, pick=True, load=None):
     """{name: fn} for the CUTLASS rung's pick ("cutlass", from the file as shipped) and each of
-    `configs` ("36,53" from default_build's library, "16:82" from sweep build 16), each library
+    `configs` ("36,53" from default_build's library, "15:77" from sweep build 15), each library
     loaded once (load(build) -> library; default: built or found in the build cache)."""
     load = load or (lambda build: _load(sweep_source(build) if build else SOURCE))
     libs, impls = {}, {}
@@ -123,7 +123,7 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--configs", default="36,53",
                     help="CUTLASS configurations to run beside the pick: N from --build's library, or B:N from "
-                         "build B (0 the file as shipped, n sweep build n), e.g. 76,16:82")
+                         "build B (0 the file as shipped, n sweep build n), e.g. 76,15:77")
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--no-cutlass", action="store_true", help="torch._scaled_mm and the Triton rung only")
     ap.add_argument("--no-triton", action="store_true", help="leave the Triton rung out")

@@ -24,10 +24,10 @@
 //     cycle; ours pay more per output tile (13-15% of a tile's time at K = 4096, against 9-11%).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 29, 36, 41, 43, 44, 48, 53, 59, 64, 65 and 81 by the shape, each launched with
+// from 29, 36, 41, 43, 44, 48, 53, 59, 64, 65, 81 and 82 by the shape, each launched with
 // programmatic dependent launch; 29 and 53 are kernels 3 and 4 promoted every 256 and 2048 of K,
 // see below, and 59 is 53's tile under stream-K; 36, 41-48, 64 and 65 promote from two
-// temporaries, see TwoTempsMainloop; 81 does not promote, see Accuracy):
+// temporaries, see TwoTempsMainloop; 81 and 82 do not promote, see Accuracy):
 //   43 swap-AB 64x16x128    ping-pong    persistent               M <= 16, N / 64 <= SMs
 //   64 swap-AB 64x16x128    one consumer, not persistent, 3 an SM M <= 16, SMs < N / 64 <= 3 SMs
 //   65 swap-AB 128x16x128   one consumer, not persistent, 2 an SM M <= 16, more weight rows
@@ -43,10 +43,12 @@
 //                                                                 a small last wave (as 59)
 //   4          128x192x128  cooperative  cluster 2x1, persistent  larger M x N (as 53)
 //   81         128x192x128  ping-pong    cluster 2x1, persistent  the same where K <= 4096
-// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these eleven. The sweep in
-// benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels (10-20, 29,
-// 30 and 51-53: no extra kernel, in the shipped build; 12-14 in kernel 1's build, 16 in 8's, 24-28 in
-// 9's; 58 and 59 are one kernel, shipped), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 16
+//   82         128x128x128  ping-pong    cluster 2x1, persistent  as 36 where K <= 4096 and its
+//                                                                 tiles are 6 an SM or more
+// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these twelve. The
+// sweep in benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels
+// (10-20, 29, 30, 51-53 and 66-76: no extra kernel, in the shipped build; 12-14 in kernel 1's
+// build, 16 in 8's, 24-28 in 9's; 58 and 59 are one kernel, shipped), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 15
 // (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
@@ -116,7 +118,8 @@
 //                than 1.5% ahead (67, at one shape); 71-75 timed only for 0.2 s, too short to rank)
 //   77-80 = 53 built again, with 4 stages, with 128x64 epilogue tiles, with one 128x192 one  [15]
 //   81, 82     128x192x128, 128x128x128  ping-pong  cluster 2x1, persistent, FAST ACCUMULATION,
-//                dependent launch (K <= 4096 only: see the build's note)                   [16]
+//                dependent launch (K <= 4096 only: see Accuracy; both shipped and picked, built
+//                first as sweep build 16, which is gone)
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -200,21 +203,20 @@
 // row-major, so only the epilogue's store layout changes, and the two scales trade places.
 //
 // Accuracy: wgmma adds fp8 products into its accumulators with fewer bits than fp32 (13 of
-// mantissa, truncated, by public measurements), so an error that grows with K; at Llama's K
-// (4096-28672) it is past bf16 rounding, and grading/specs/fp8_gemm.py rejects it. Every shipped
-// kernel therefore runs 4 or 8 k-steps (128 or 256 of K) into a temporary and adds that to fp32
-// accumulators with ordinary FADDs (mma_promotion_interval; CUTLASS's default is 4). Each
-// wgmma k-step (32 of K) truncates once, so a partial sum of 8 steps carries at most 8 such
-// roundings however long K is, against ~130 for fast accumulation at K = 4144. The temporary doubles
-// the accumulator registers: a consumer thread gets 232 (setmaxnreg), so a warpgroup's share of
-// a tile stops at 64x192 (96 + 96 registers); 64x256, the usual share without promotion, would
-// need 256. Kernel 6 shows what the promotion costs. (The picks since promote less often: 53
-// every 2048 of K, whose 64 truncations a partial sum still keep the error under bf16's own.)
-// Where K <= 4096 the whole sum is short enough to need no promotion at all: fast accumulation's
+// mantissa, truncated, by public measurements), so an error that grows with K; at Llama's longer
+// K (8192-28672) it is past bf16 rounding, and grading/specs/fp8_gemm.py rejects it. So the
+// kernels for such K run 4 or more k-steps (128 of K, CUTLASS's default mma_promotion_interval;
+// 53 runs 64) into a temporary and add that to fp32 accumulators with ordinary FADDs. Each wgmma
+// k-step (32 of K) truncates once, so a partial sum of 8 steps carries at most 8 such roundings
+// however long K is, against ~130 for fast accumulation at K = 4144. The temporary doubles the
+// accumulator registers: a consumer thread gets 232 (setmaxnreg), so a warpgroup's share of a
+// tile stops at 64x192 (96 + 96 registers); 64x256, the usual share without promotion, would
+// need 256. Kernel 6 shows what the promotion costs.
+// Where K <= 4096 the whole sum is short enough to need no promotion: fast accumulation's
 // relative L2 error against float64 is 1.3e-3 at K = 4096 on an H200 (chapter 02, section 7),
 // under the 1.7e-3 that rounding the exact result to bf16 costs by itself (the two together
-// ~2.1e-3, 53's ~1.9e-3, torch._scaled_mm's 1.7e-3: it promotes every 128). With no temporary a warpgroup has room for a whole 128x192
-// tile, which is what the ping-pong schedule needs: 81 (see there).
+// ~2.1e-3; 53's ~1.9e-3; torch._scaled_mm's 1.7e-3, promoting every 128). With no temporary one
+// warpgroup has room for a whole 128x192 tile, which the ping-pong schedule needs: 81 and 82.
 //
 // Device-side assert() in CUTLASS's stream-K and pipeline code is a call to __assertfail, and a
 // call among wgmma instructions makes ptxas serialize them (warning C7510: each wgmma waits for
@@ -387,7 +389,7 @@ const char* const kConfigNames[kNumConfigs] = {
     "82 128x128x128 pingpong c2x1 FASTACC dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
-// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 16. 54-56 (36 adding its
+// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 15. 54-56 (36 adding its
 // temporaries every 2, 4 and 16 k-tiles; benchmarks/h200_session22, call 2) were within 1% of 36
 // and are gone; their numbers stay unused so the committed results keep their meaning.
 #if defined(KL_FP8_GEMM_SWEEP)
@@ -396,12 +398,12 @@ constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 constexpr int kBuild = 0;
 #endif
 constexpr const char* const kBuildConfigs[] = {
-    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64-76, 81",
+    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64-76, 81, 82",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
-    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "82",
+    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
-              "KL_FP8_GEMM_SWEEP must be 1 to 16");
+              "KL_FP8_GEMM_SWEEP must be 1 to 15");
 constexpr const char* kThisBuild = kBuildConfigs[kBuild];
 
 // One problem as the caller sees it (before any swap).
@@ -856,10 +858,19 @@ using Config65 = OneConsumer<Shape<_128, _16, _128>, 5, 2>;
 //    taking turns: one stores its tile while the other runs its mainloop, so the epilogue that
 //    stops both of 4's warpgroups once a tile (its fixed cost per tile, benchmarks/
 //    h200_session30) runs under the other's wgmma. H200 at the power cap, each held 1.5 s
-//    beside torch._scaled_mm (benchmarks/h200_session31, call 1; sweep build 16 then): 1.019x,
+//    beside torch._scaled_mm (benchmarks/h200_session31, call 1, from a sweep build): 1.019x,
 //    1.105x and 1.093x at 8192 x 14336, 8192 x 4096 and 4096 x 14336 (K = 4096), where 76
-//    (kernel 4 promoting once a tile: the same sums) ran 0.945x, 1.012x and 1.001x.
+//    (kernel 4 promoting once a tile: the same sums) ran 0.945x, 1.012x and 1.001x; shipped,
+//    1.031x, 1.094x and 1.096x (call 2).
 using Config81 = PingPong<Shape<_128, _192, _128>, false, Shape<_2, _1, _1>,
+                          gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum>;
+// 82. 81's schedule on 36's 128x128 tiles, where K <= 4096 and 4's tiles make few waves: there
+//    the tile count decides. 4096^3 is 704 tiles of 128x192 on 132 SMs, 5.3 an SM, so some SMs
+//    run six while the mean is 5.3 (11% idle at the end); 1024 of 128x128 are 7.8 an SM (3%).
+//    Same run as 81's measurement (h200_session31, call 2): 1.108x torch._scaled_mm there,
+//    81 1.053x, 36 0.995x; where 81's tiles divide evenly it stays ahead (1.031x against
+//    0.976x at 8192 x 14336 x 4096: a 128x192 tile reads 17% fewer bytes per FLOP).
+using Config82 = PingPong<Shape<_128, _128, _128>, false, Shape<_2, _1, _1>,
                           gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum>;
 #elif KL_FP8_GEMM_SWEEP == 1
 using Config5 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
@@ -1020,20 +1031,6 @@ using Config77 = Kernel4Variant<0>;  // Config4's type: every default the same
 using Config78 = Kernel4Variant<4>;
 using Config79 = Kernel4Variant<0, Shape<_128, _64>>;
 using Config80 = Kernel4Variant<0, Shape<_128, _192>>;
-#elif KL_FP8_GEMM_SWEEP == 16
-// 81 (now shipped), 82. The epilogue overlapped. Each ping-pong consumer warpgroup owns a whole
-//    tile and stores it while the other runs its mainloop, so the fixed cost per tile that 53
-//    pays with both warpgroups stopped (77-80 above) is hidden, if the epilogue is that cost.
-//    A 128x192 tile for one warpgroup is 192 fp32 accumulators a thread: room for no promotion
-//    temporary, so these accumulate fast (the tensor cores' own sum over all of K). That is
-//    inside bf16's rounding only up to K = 4096 (see Accuracy), where 76, kernel 4 promoting
-//    once a tile, already ran level with 53 (benchmarks/h200_session30, call 3): 81 against 76
-//    is the epilogue's overlap alone. 82 is the 128x128 tile (128 accumulators). Measured
-//    (benchmarks/h200_session31, call 1, at the power cap beside torch._scaled_mm, K = 4096):
-//    81 1.019-1.105x where 76 ran 0.945-1.012x (see 81 above); 82 0.968-1.102x, behind 81 at
-//    each.
-using Config82 = PingPong<Shape<_128, _128, _128>, false, Shape<_2, _1, _1>,
-                          gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -1065,6 +1062,7 @@ auto with_config(int config, F&& f) {
     case 64: return f(Config64{}, dependent_launch());
     case 65: return f(Config65{}, dependent_launch());
     case 81: return f(Config81{}, dependent_launch());
+    case 82: return f(Config82{}, dependent_launch());
     // The large-M picks with the tiles walked in another order (L2 reuse of a and b).
     case 66: return f(Config4{}, dependent_launch(swizzle(2, promote(64))));
     case 67: return f(Config4{}, dependent_launch(swizzle(4, promote(64))));
@@ -1144,8 +1142,6 @@ auto with_config(int config, F&& f) {
     case 78: return f(Config78{}, dependent_launch(promote(64)));
     case 79: return f(Config79{}, dependent_launch(promote(64)));
     case 80: return f(Config80{}, dependent_launch(promote(64)));
-#elif KL_FP8_GEMM_SWEEP == 16
-    case 82: return f(Config82{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
@@ -1177,8 +1173,8 @@ extern "C" const char* fp8_gemm_cutlass_config_name(int config) {
 
 namespace {
 
-// The configuration for the shape. 36, 41, 43, 44, 48, 64, 65 and 81 have dependent launch already;
-// 29 and 53 are kernels 3 and 4 launched with it.
+// The configuration for the shape. 36, 41, 43, 44, 48, 64, 65, 81 and 82 have dependent launch
+// already; 29 and 53 are kernels 3 and 4 launched with it.
 int pick_config(int64_t m, int64_t n, int64_t k) {
   // M <= 128: the weight's bytes decide the time (see the top): swap-AB tiles of 64 weight rows,
   // no K split, promoted from two temporaries. H200, same run as torch._scaled_mm (geometric
@@ -1232,6 +1228,11 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // share is larger and stream-K lost (4096^3: 36 1305 TFLOP/s, 59 1179, 57 (36 under stream-K)
   // 1193). In the bench with this rule (call 3) 4096 x 4096 x 14336 took 344 us, _scaled_mm 344.
   if (waves < 8) {
+    // K <= 4096 with at least six 128x128 tiles an SM (4096^3: 7.8): 82, those tiles with the
+    // ping-pong schedule and no promotion (see 81 below), 1.108x torch._scaled_mm at 4096^3 at
+    // the power cap where 36 ran 0.995x (h200_session31, call 2). With fewer tiles an SM each
+    // of its warpgroups has too few to take turns; not measured there.
+    if (k <= 4096 && kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 128) >= 6 * sms) return 82;
     const bool small_last_wave = tiles % sms != 0 && 2 * (tiles % sms) < sms;
     return m >= 2048 && k >= 8192 && small_last_wave ? 59 : 36;
   }
