@@ -20,8 +20,11 @@
 //     accumulation leaves (see Accuracy).
 //     Run back to back, these GEMMs hold the board at its 700 W limit: the SM clock settles at
 //     1.35-1.6 GHz, not 1.98 (benchmarks/h200_session30), so work per clock cycle and energy per
-//     FLOP both count. There the rung runs 0.95-1.01x torch._scaled_mm, whose kernels do more per
-//     cycle; ours pay more per output tile (13-15% of a tile's time at K = 4096, against 9-11%).
+//     FLOP both count. The cooperative kernels pay more per output tile than torch._scaled_mm's
+//     (13-15% of a tile's time at K = 4096, against 9-11%): both consumer warpgroups stop for
+//     the epilogue. Where K <= 4096, 81 and 82 hide it under the other warpgroup's mainloop and
+//     run 1.04-1.11x torch._scaled_mm held at the power cap; at longer K the promoting kernels
+//     run 0.97-1.00x (benchmarks/h200_session31, call 3).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
 // from 29, 36, 41, 43, 44, 48, 53, 59, 64, 65, 81 and 82 by the shape, each launched with
