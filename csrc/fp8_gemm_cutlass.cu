@@ -51,8 +51,8 @@
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these twelve. The
 // sweep in benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels
 // (10-20, 29, 30, 51-53 and 66-76: no extra kernel, in the shipped build; 12-14 in kernel 1's
-// build, 16 in 8's, 24-28 in 9's; 58 and 59 are one kernel, shipped), and kernels built only with KL_FP8_GEMM_SWEEP = 1 to 15
-// (one library each, compiled side by side):
+// build, 16 in 8's, 24-28 in 9's; 58 and 59 are one kernel, shipped), and kernels built only
+// with KL_FP8_GEMM_SWEEP = 1 to 15 (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
