@@ -45,9 +45,11 @@
 //   58         128x192x128  cooperative  cluster 2x1, stream-K    the same at M >= 2048, K >= 8192,
 //                                                                 a small last wave (as 59)
 //   4          128x192x128  cooperative  cluster 2x1, persistent  larger M x N (as 53)
-//   81         128x192x128  ping-pong    cluster 2x1, persistent  the same where K <= 4096
-//   82         128x128x128  ping-pong    cluster 2x1, persistent  as 36 where K <= 4096 and its
-//                                                                 tiles are 6 an SM or more
+//   81         128x192x128  ping-pong    cluster 2x1, persistent  M > 128, K <= 4096, two 128x128
+//                                                                 tiles an SM or more, where its
+//                                                                 tiles fill the last round better
+//   82         128x128x128  ping-pong    cluster 2x1, persistent  the same, where 82's do
+//   (36, 58 and 4 take the shapes M > 128 that 81 and 82 do not.)
 // Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these twelve. The
 // sweep in benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels
 // (10-20, 29, 30, 51-53 and 66-76: no extra kernel, in the shipped build; 12-14 in kernel 1's
@@ -867,12 +869,13 @@ using Config65 = OneConsumer<Shape<_128, _16, _128>, 5, 2>;
 //    1.031x, 1.094x and 1.096x (call 2).
 using Config81 = PingPong<Shape<_128, _192, _128>, false, Shape<_2, _1, _1>,
                           gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum>;
-// 82. 81's schedule on 36's 128x128 tiles, where K <= 4096 and 4's tiles make few waves: there
-//    the tile count decides. 4096^3 is 704 tiles of 128x192 on 132 SMs, 5.3 an SM, so some SMs
-//    run six while the mean is 5.3 (11% idle at the end); 1024 of 128x128 are 7.8 an SM (3%).
-//    Same run as 81's measurement (h200_session31, call 2): 1.108x torch._scaled_mm there,
-//    81 1.053x, 36 0.995x; where 81's tiles divide evenly it stays ahead (1.031x against
-//    0.976x at 8192 x 14336 x 4096: a 128x192 tile reads 17% fewer bytes per FLOP).
+// 82. 81's schedule on 36's 128x128 tiles, where those fill the last round of tiles better: the
+//    dispatch weighs both (see pick_config). 4096^3 is 704 tiles of 128x192 on 132 SMs, 5.3 an
+//    SM, so some SMs run six while the mean is 5.3 (11% idle at the end); 1024 of 128x128 are
+//    7.8 an SM (3%). At the power cap beside torch._scaled_mm (h200_session31, call 2): 1.108x
+//    there, 81 1.053x, 36 0.995x; at 512 x 14336 x 4096 (3.4 tiles an SM) 1.024x, 81 0.986x, 36
+//    0.929x (call 5). Where 81's tiles divide evenly it stays ahead (1.031x against 0.976x at
+//    8192 x 14336 x 4096: a 128x192 tile reads 17% fewer bytes per FLOP).
 using Config82 = PingPong<Shape<_128, _128, _128>, false, Shape<_2, _1, _1>,
                           gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum>;
 #elif KL_FP8_GEMM_SWEEP == 1
@@ -1210,7 +1213,27 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   }
   // Larger M. Under half a wave of 128x128 tiles (M = 256, N = 4096: 64), stream-K's split of K
   // keeps the other SMs busy (29; not measured against 36 at such shapes).
-  if (kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 128) * 2 <= sms) return 29;
+  const int64_t tiles128 = kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 128);
+  if (tiles128 * 2 <= sms) return 29;
+  const int64_t tiles = kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 192);  // kernel 4's
+  // K <= 4096: no promotion needed (see Accuracy), so the ping-pong kernels, each warpgroup's
+  // epilogue under the other's mainloop, on 128x192 tiles (81) or 128x128 (82), whichever keeps
+  // the SMs busier through the last round (tiles over SMs x rounds), 82's counted at 0.95 of
+  // 81's for the 20% more bytes per FLOP its smaller tile reads: at 8192 x 14336 x 4096, where
+  // both fill 98-99% of their rounds, 82 ran 0.95x 81's speed. At the power cap beside
+  // torch._scaled_mm (h200_session31, calls 1, 2 and 5) the pick ran 1.02-1.11x at the eight
+  // shapes measured with two 128x128 tiles an SM or more, from 512 x 14336 x 4096 to 8192 x
+  // 14336 x 4096, where the promoting kernels (36, 53, 76) ran 0.93-1.01x; the rule picked the
+  // faster of 81 and 82 at seven, and at 8192 x 4096 x 4096, where the two swapped places
+  // between calls, one within 0.7%. Below two tiles an SM a warpgroup has no second tile to
+  // take turns with, and the cooperative kernels (below) split each tile over both (not
+  // measured against 82 there).
+  if (k <= 4096 && tiles128 >= 2 * sms) {
+    const auto fill = [sms](int64_t n_tiles) {
+      return double(n_tiles) / double(sms * kl_cdiv<int64_t>(n_tiles, sms));
+    };
+    return fill(tiles) >= 0.95 * fill(tiles128) ? 81 : 82;
+  }
   // Few waves of 128x192 tiles: 128x128 tiles with the two-temporaries mainloop (36: no drain per
   // promotion, 1.5x the tiles), whose smaller last wave and undrained pipe beat 4's wider tile.
   // H200, same run as torch._scaled_mm (h200_session21, call 2): at M = 512 0.99x (geometric
@@ -1218,7 +1241,6 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // at one weight) ran 0.95x; at M = 4096, N = 4096 (5.3 waves of 4's tiles) 0.96x and 0.93x at
   // K = 4096 (36 picked there before, when K <= 4096 was part of this rule) and 14336, where 30
   // ran 0.88x and 0.87x.
-  const int64_t tiles = kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 192);  // kernel 4's
   const int64_t waves = kl_cdiv<int64_t>(tiles, sms);
   // Except with many tokens and a long K where 4's tiles leave a last wave under half full: there
   // those wide tiles under stream-K (59), whose heuristic then splits the last two waves' tiles
@@ -1231,11 +1253,6 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // share is larger and stream-K lost (4096^3: 36 1305 TFLOP/s, 59 1179, 57 (36 under stream-K)
   // 1193). In the bench with this rule (call 3) 4096 x 4096 x 14336 took 344 us, _scaled_mm 344.
   if (waves < 8) {
-    // K <= 4096 with at least six 128x128 tiles an SM (4096^3: 7.8): 82, those tiles with the
-    // ping-pong schedule and no promotion (see 81 below), 1.108x torch._scaled_mm at 4096^3 at
-    // the power cap where 36 ran 0.995x (h200_session31, call 2). With fewer tiles an SM each
-    // of its warpgroups has too few to take turns; not measured there.
-    if (k <= 4096 && kl_cdiv<int64_t>(m, 128) * kl_cdiv<int64_t>(n, 128) >= 6 * sms) return 82;
     const bool small_last_wave = tiles % sms != 0 && 2 * (tiles % sms) < sms;
     return m >= 2048 && k >= 8192 && small_last_wave ? 59 : 36;
   }
@@ -1246,11 +1263,7 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // (h200_session21, call 2), the Triton rung's own gain from the same change (call 1, 3-10%)
   // pointing the same way; a partial sum then carries 64 truncating wgmma k-steps, the bf16
   // output's error against float64 still inside bf16's own rounding (the check in the sweep).
-  // Where K <= 4096 no promotion is needed at all (see Accuracy), and 81 runs the same tile with
-  // the ping-pong schedule, each warpgroup's epilogue under the other's mainloop: at the power
-  // cap beside torch._scaled_mm (h200_session31, call 1) 1.02-1.11x at the three K = 4096 shapes
-  // with many waves, where 53 ran 0.94-1.01x.
-  return k <= 4096 ? 81 : 53;
+  return 53;
 }
 
 }  // namespace
