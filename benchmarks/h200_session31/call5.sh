@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Thirty-first H200 session, call 5 (fresh machine): where 82's
-# rule (K <= 4096, six 128x128 tiles an SM or more) draws its line. The shipped library built,
+# Thirty-first H200 session, call 5 (fresh machine): where 82's rule (K <= 4096, six 128x128
+# tiles an SM or more) draws its line. The shipped library built,
 # then the pick, 36, 81 and 82 beside torch._scaled_mm in the steady state (0.8 s a run) at
 # 3072 x 4096 x 4096 (5.8 tiles of 128x128 an SM: 36 picked), 2048 x 4096 x 4096 (3.9: 36),
 # 512 x 14336 x 4096 (3.4: 36) and 1024 x 14336 x 4096 (6.8: 82). Output straight to $OUT, so a
