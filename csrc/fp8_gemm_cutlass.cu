@@ -1252,9 +1252,10 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // and 36 stays ahead (2048 x 4096 x 14336: 171 us against 59's 181); at K = 4096 the fixup's
   // share is larger and stream-K lost (4096^3: 36 1305 TFLOP/s, 59 1179, 57 (36 under stream-K)
   // 1193). In the bench with this rule (call 3) 4096 x 4096 x 14336 took 344 us, _scaled_mm 344.
-  const bool small_last_wave = tiles % sms != 0 && 2 * (tiles % sms) < sms;
-  if (m >= 2048 && k >= 8192 && small_last_wave) return 59;
-  if (waves < 8) return 36;
+  if (waves < 8) {
+    const bool small_last_wave = tiles % sms != 0 && 2 * (tiles % sms) < sms;
+    return m >= 2048 && k >= 8192 && small_last_wave ? 59 : 36;
+  }
   // Many waves: kernel 4's 128x192 tiles, promoted every 2048 of K (53). Each promotion drains the
   // tensor-core pipe (see the top): CUTLASS's default is every 128, 10 and 30 every 256. The
   // geometric mean over the six Llama weights at M = 4096 and 8192 went from 0.89x and 0.94x
@@ -1262,10 +1263,6 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // (h200_session21, call 2), the Triton rung's own gain from the same change (call 1, 3-10%)
   // pointing the same way; a partial sum then carries 64 truncating wgmma k-steps, the bf16
   // output's error against float64 still inside bf16's own rounding (the check in the sweep).
-  // At any number of waves, the same K >= 8192 shapes with a last wave under half full take 59
-  // (above): 4096 x 8192 x 8192, 4096 x 8192 x 28672 and 4096 x 28672 x 8192 (10.4, 10.4 and 36.4
-  // waves), where 59 ran 1.036x and 1.030x 53 (h200_session27, call 1; 58 1.061x at the
-  // second) and 53 0.967-0.992x torch._scaled_mm in the bench of h200_session32, call 3.
   return 53;
 }
 
