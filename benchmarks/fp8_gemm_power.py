@@ -19,6 +19,7 @@ state. Needs a Hopper GPU and the CUTLASS headers (the shipped library is built,
 build cache).
 """
 import argparse
+import functools
 import json
 import statistics
 import subprocess
@@ -33,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anyw
 import grading  # noqa: E402,F401
 from benchmarks.fp8_gemm_cutlass_check import SOURCE, _load, fp8_rand, sweep_source
 from grading.lesson_fp8 import power_table
+from grading.specs.fp8_gemm import fp8_gemm_scaled_mm
 from solutions.fp8_gemm import fp8_gemm_triton
 
 FIELDS = ["clocks.sm", "power.draw", "temperature.gpu"]
@@ -98,12 +100,6 @@ def cutlass_impls(configs, default_build=0, pick=True, load=None):
     return impls
 
 
-def scaled_mm(fast_accum):
-    """torch._scaled_mm on per-tensor scales, bf16 out; fast_accum=True skips its fp32 promotion."""
-    return lambda a, b, sa, sb: torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16,
-                                                 use_fast_accum=fast_accum)
-
-
 def run_for(fn, args, seconds):
     """fn(*args) back to back for about `seconds`; returns (µs a call, host start, host end)."""
     for _ in range(3):
@@ -144,9 +140,9 @@ def main():
     if not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0):
         sys.exit("needs a Hopper GPU (compute capability 9.0)")
     limits = smi("power.limit,enforced.power.limit,clocks.max.sm").stdout.strip()
-    impls = {"scaled_mm": scaled_mm(fast_accum=False), "triton": fp8_gemm_triton}
+    impls = {"scaled_mm": fp8_gemm_scaled_mm, "triton": fp8_gemm_triton}
     if args.fast_accum:
-        impls["scaled_mm fast"] = scaled_mm(fast_accum=True)
+        impls["scaled_mm fast"] = functools.partial(fp8_gemm_scaled_mm, use_fast_accum=True)
     if args.no_triton:
         del impls["triton"]
     if not args.no_cutlass:

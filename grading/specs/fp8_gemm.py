@@ -316,17 +316,17 @@ def _quant_bytes(c: Case) -> float:
 
 # --- baselines (timed beside the rungs by `python -m grading bench`) --------------------------------
 
-def fp8_gemm_scaled_mm(a, b, scale_a, scale_b, out_dtype=torch.bfloat16):
+def fp8_gemm_scaled_mm(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, *, use_fast_accum=False):
     """torch._scaled_mm, the call a user makes (cuBLASLt's fp8 GEMM). It wants b column-major, so
     it gets b.t() (a view: [K, N] with strides (1, K)), and either two per-tensor scales or
     row-wise ones shaped [M, 1] and [1, N]; a mix is widened to row-wise. Promoted accumulation
-    (use_fast_accum=False, the default)."""
+    unless use_fast_accum (benchmarks/fp8_gemm_power.py --fast-accum times both)."""
     if scale_a.numel() == 1 and scale_b.numel() == 1:
         sa, sb = scale_a.reshape(()), scale_b.reshape(())
     else:
         sa = scale_a.reshape(-1, 1).expand(a.shape[0], 1).contiguous()  # [M, 1]
         sb = scale_b.reshape(1, -1).expand(1, b.shape[0]).contiguous()  # [1, N]
-    return torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb, out_dtype=out_dtype)
+    return torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb, out_dtype=out_dtype, use_fast_accum=use_fast_accum)
 
 
 
