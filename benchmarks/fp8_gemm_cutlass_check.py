@@ -52,15 +52,19 @@ SHAPES = [(4096, 4096), (14336, 4096), (4096, 14336), (8192, 8192), (28672, 8192
 MS = [1, 16, 64, 128, 512, 4096, 8192]
 CHECK_MS = [1, 16, 37, 128, 4096]
 CHECK_N, CHECK_K = 4104, 4096 + 48  # N not a multiple of any tile; K ends in a partial k-block
+# The split-K configurations cut K into batches of whole 128-deep k-tiles or not at all, so at
+# CHECK_K they run unsplit; they are checked again at 36 k-tiles (2 and 4 batches).
+SPLIT_CONFIGS = (86, 87, 88, 89, 90, 91)
+SPLIT_CHECK_K = 36 * 128
 # The configurations each build holds: 0 = the file as shipped, n = built with KL_FP8_GEMM_SWEEP=n.
 BUILDS = {0: [3, 4, 10, 11, 15, 17, 18, 19, 20, 29, 30, 36, 41, 43, 44, 48, 51, 52, 53, 58, 59, 64, 65,
-              66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 81, 82],
+              66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 81, 82, 86, 87, 88, 89, 90, 91],
           1: [5, 6],
           2: [7, 8, 16], 3: [9], 4: [1, 12, 13, 14], 5: [31, 32, 34, 35],
           6: [37, 38, 39], 7: [40, 42], 8: [45], 9: [2, 21, 22, 23, 24, 25, 26, 27, 28, 33],
           10: [46, 47], 11: [49, 50], 12: [57], 13: [60, 61, 62], 14: [63], 15: [77, 78, 79, 80]}
 # What the dispatch picks from (build 0's twelve kernels).
-SHIPPED_PICKS = (29, 36, 41, 43, 44, 48, 53, 59, 64, 65, 81, 82)
+SHIPPED_PICKS = (29, 36, 41, 43, 44, 48, 53, 59, 64, 65, 81, 82, 86, 87, 88)
 # No fp32 promotion, K past 4096 in the check: the error is reported (marked *), not judged. 81 and
 # 82, picks at K <= 4096, are judged like the rest.
 FAST_ACCUM = {6}
@@ -71,16 +75,19 @@ def sweep_configs(m):
     """The forced configurations worth timing at M: the decode picks and their predecessors
     (build 9) and neighbours where the weight's bytes decide (M <= 128: swap-AB, stream-K and
     split-K variants, the cluster candidates 31-32 and 46-47, the two-temporaries candidates 40,
-    42 and 45, build 13's stream-K ones 60-62, 63-65 at M <= 64); the promotion,
+    42 and 45, build 13's stream-K ones 60-62, 63-65 at M <= 64, the batched split-K kernels
+    86-91); the promotion,
     stream-K, swizzle and ping-pong variants of the big tiles where the FLOPs do (51-53: 30
     promoting every 512, 1024, 2048 of K; 58 stream-K forced), beside the picks 29, 36, 53 and
     59, sweep build 6's 37-39, 11's 49-50 and 12's 57, and 53 and 36 with their tiles walked in
     other orders (66-75: swizzle 2, 4, 8; down M; along N), 53 promoting every 4096 of K (76),
     53's epilogue in other pieces (77-80) and the ping-pong kernels with fast accumulation (81-82)."""
     if m <= 64:
-        return [1, 7, 12, 13, 14, 2, 3, 21, 22, 24, 25, 26, 28, 31, 32, 33, 42, 47, 60, 61, 63, 64, 65, 41, 43]
+        return [1, 7, 12, 13, 14, 2, 3, 21, 22, 24, 25, 26, 28, 31, 32, 33, 42, 47, 60, 61, 63, 64, 65, 41, 43,
+                86, 87, 90, 91]
     if m <= 128:
-        return [2, 3, 15, 4, 10, 5, 8, 23, 22, 27, 26, 28, 29, 31, 33, 40, 45, 46, 47, 61, 62, 48, 41, 44]
+        return [2, 3, 15, 4, 10, 5, 8, 23, 22, 27, 26, 28, 29, 31, 33, 40, 45, 46, 47, 61, 62, 48, 41, 44,
+                86, 87, 88, 89]
     return [3, 15, 19, 20, 4, 10, 17, 18, 11, 5, 8, 16, 9, 6, 29, 30, 51, 52, 53, 34, 35, 36, 37, 38, 39, 49, 50,
             57, 58, 59, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82]
 
@@ -146,17 +153,17 @@ def scales(m, n, per_row, gen):
            (torch.rand(n, 1, generator=gen, device=DEVICE) + 0.5) / 64
 
 
-def check(main, ops, seed):
-    """Each configuration against float64, both kinds of scales; then torch.compile and errors."""
+def check(main, ops, seed, k=CHECK_K):
+    """Each configuration against float64 at K = k, both kinds of scales."""
     gen = torch.Generator(device=DEVICE).manual_seed(seed)
     tol = DEFAULT_TOLERANCES[torch.bfloat16]
     failures, rows, wrong = [], [], set()
     configs = [0, *ops]
-    print(f"\ncorrectness vs float64, N={CHECK_N} K={CHECK_K}, seed {seed}: relative L2 error per config "
+    print(f"\ncorrectness vs float64, N={CHECK_N} K={k}, seed {seed}: relative L2 error per config "
           f"(bf16 rounding of the exact result alone: 'bf16'; * = fast accumulation, not judged)", flush=True)
     print(f"{'M':>5} {'scales':7} {'bf16':>8} {'_scaled_mm':>10} " + " ".join(f"{c:>8}" for c in configs))
     for m in CHECK_MS:
-        a, b = fp8_rand(m, CHECK_K, gen), fp8_rand(CHECK_N, CHECK_K, gen)
+        a, b = fp8_rand(m, k, gen), fp8_rand(CHECK_N, k, gen)
         exact = a.double() @ b.double().T  # [M, N]
         for per_row in (False, True):
             sa, sb = scales(m, CHECK_N, per_row, gen)
@@ -176,16 +183,17 @@ def check(main, ops, seed):
                     if c in FAST_ACCUM:
                         rel = ((y.double() - ref).norm() / ref.norm()).item()
                         errs.append(f"{rel:7.1e}*")
-                        rows.append({"m": m, "per_row": per_row, "config": c, "rel_l2": rel, "judged": False})
+                        rows.append({"m": m, "k": k, "per_row": per_row, "config": c, "rel_l2": rel,
+                                     "judged": False})
                         continue
                     rel, _ = compare(y, ref, tol, scale=ref.abs().max().item(),
                                      what=f"config {c}, M={m}, {'row' if per_row else 'tensor'} scales")
                     errs.append(f"{rel:8.1e}")
-                    rows.append({"m": m, "per_row": per_row, "config": c, "rel_l2": rel})
+                    rows.append({"m": m, "k": k, "per_row": per_row, "config": c, "rel_l2": rel})
                 except (Mismatch, AssertionError, RuntimeError, ValueError) as e:
                     errs.append(f"{'FAIL':>8}")
                     wrong.add(c)
-                    failures.append(f"config {c} M={m} per_row={per_row} seed={seed}: {e}")
+                    failures.append(f"config {c} M={m} K={k} per_row={per_row} seed={seed}: {e}")
                     if len(failures) == 1 or not failures[-2].startswith(f"config {c} "):
                         print(f"    config {c} fails: {str(e).splitlines()[0][:300]}", flush=True)
             print(f"{m:5d} {'row' if per_row else 'tensor':7} {floor:8.1e} {cublas_err:10.1e} " + " ".join(errs),
@@ -371,6 +379,9 @@ def main():
     names = {c: ops[c].fp8_gemm_config_name(c) for c in ops}
     print("configs: " + "; ".join(names.values()), flush=True)
     failures, checks, wrong = check(main_lib, ops, args.seed)
+    if split_ops := {c: lib for c, lib in ops.items() if c in SPLIT_CONFIGS}:
+        more = check(main_lib, split_ops, args.seed, k=SPLIT_CHECK_K)
+        failures, checks, wrong = failures + more[0], checks + more[1], wrong | more[2]
     if wrong - {0}:  # a configuration that computes the wrong thing is not timed
         print(f"not timed, wrong in the check: {sorted(wrong - {0})}", flush=True)
         ops = {c: lib for c, lib in ops.items() if c not in wrong}

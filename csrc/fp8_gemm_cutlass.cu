@@ -303,11 +303,37 @@ struct TileSchedulerSelector<kl_cutlass::StreamKScheduler, arch::Sm90, TileShape
 }  // namespace cutlass::gemm::kernel::detail
 #endif
 
+// Outside the anonymous namespace below: nvcc's host stub for a kernel there cannot name it
+// once `using namespace cute` brings CuTe's own anonymous namespace in beside it.
+namespace kl_cutlass {
+// y[i] = bf16(sum over the batches of partials[batch][i]), 8 outputs a thread (16-byte loads and
+// one 16-byte store; m x n is a multiple of 8). Launched right after the GEMM with programmatic
+// dependent launch: its blocks wait for the GEMM's writes, and let the next kernel be scheduled.
+__global__ void __launch_bounds__(256)
+sum_partials(const float* __restrict__ partials, __nv_bfloat16* __restrict__ y, int64_t count, int batches) {
+  kl_wait_previous_grid();
+  kl_release_next_grid();
+  const int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * 8;
+  if (i >= count) return;
+  float4 lo = *reinterpret_cast<const float4*>(partials + i);
+  float4 hi = *reinterpret_cast<const float4*>(partials + i + 4);
+  for (int b = 1; b < batches; ++b) {
+    const float4 l = *reinterpret_cast<const float4*>(partials + b * count + i);
+    const float4 h = *reinterpret_cast<const float4*>(partials + b * count + i + 4);
+    lo.x += l.x; lo.y += l.y; lo.z += l.z; lo.w += l.w;
+    hi.x += h.x; hi.y += h.y; hi.z += h.z; hi.w += h.w;
+  }
+  alignas(16) __nv_bfloat162 out[4] = {__floats2bfloat162_rn(lo.x, lo.y), __floats2bfloat162_rn(lo.z, lo.w),
+                                       __floats2bfloat162_rn(hi.x, hi.y), __floats2bfloat162_rn(hi.z, hi.w)};
+  *reinterpret_cast<uint4*>(y + i) = *reinterpret_cast<const uint4*>(out);
+}
+}  // namespace kl_cutlass
+
 namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 83;  // 0 (auto) and configurations 1-82 (54-56 removed)
+constexpr int kNumConfigs = 92;  // 0 (auto) and configurations 1-91 (54-56 removed, 83-85 not here)
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -392,18 +418,29 @@ const char* const kConfigNames[kNumConfigs] = {
     "80 = 53 with one 128x192 epilogue tile",
     "81 128x192x128 pingpong c2x1 FASTACC dependent launch",
     "82 128x128x128 pingpong c2x1 FASTACC dependent launch",
+    "83 (not in this file: benchmarks/h200_session32)",
+    "84 (not in this file: benchmarks/h200_session32)",
+    "85 (not in this file: benchmarks/h200_session32)",
+    "86 swapAB 64x64x128 pingpong two temporaries split-K 2 dependent launch",
+    "87 = 86 split-K 4",
+    "88 swapAB 64x128x128 pingpong two temporaries split-K 2 dependent launch",
+    "89 = 88 split-K 4",
+    "90 swapAB 64x16x128 pingpong two temporaries split-K 2 dependent launch",
+    "91 = 90 split-K 4",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
 // the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 15. 54-56 (36 adding its
 // temporaries every 2, 4 and 16 k-tiles; benchmarks/h200_session22, call 2) were within 1% of 36
-// and are gone; their numbers stay unused so the committed results keep their meaning.
+// and are gone; 83-85 name a decode kernel without CUTLASS that was measured and set aside
+// (benchmarks/h200_session32, call 1); their numbers stay unused so the committed results keep
+// their meaning.
 #if defined(KL_FP8_GEMM_SWEEP)
 constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 #else
 constexpr int kBuild = 0;
 #endif
 constexpr const char* const kBuildConfigs[] = {
-    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64-76, 81, 82",
+    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64-76, 81, 82, 86-91",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
     "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80",
 };
@@ -456,9 +493,9 @@ using ElementAB = cutlass::float_e4m3_t;
 using ElementD = cutlass::bfloat16_t;
 using ElementAcc = float;
 using ElementScale = float;
-// 16 bytes: the bulk copy engine's alignment for global rows (16 e4m3, 8 bf16).
+// 16 bytes: the bulk copy engine's alignment for global rows (16 e4m3; the output's, 8 bf16 or 4
+// fp32, is Fp8GemmConfig's kAlignOut).
 constexpr int kAlignAB = 16;
-constexpr int kAlignD = 8;
 
 // The run-time half of a configuration: arguments that change the schedule, not the kernel.
 struct Knobs {
@@ -469,6 +506,7 @@ struct Knobs {
   bool splits_fill_sms = false;   // split-K: SMs / tiles splits (at least 1)
   bool unordered_reduction = false;  // stream-K: partials added in any order (not bit-reproducible)
   bool dependent_launch = false;     // launched with programmatic dependent launch (sm_90)
+  int k_splits = 1;         // fp32-partial kernels only: K cut into this many batches (see SplitK)
 };
 constexpr Knobs promote(int k_steps) { Knobs k; k.promotion = k_steps; return k; }
 constexpr Knobs swizzle(int size, Knobs k = Knobs{}) { k.swizzle = size; return k; }
@@ -477,6 +515,8 @@ constexpr Knobs swizzle(int size, Knobs k = Knobs{}) { k.swizzle = size; return 
 constexpr Knobs raster(int order, Knobs k = Knobs{}) { k.raster = order; return k; }
 constexpr Knobs split_evenly() { Knobs k; k.splits_fill_sms = true; return k; }
 constexpr Knobs dependent_launch(Knobs k = Knobs{}) { k.dependent_launch = true; return k; }
+// K split into `splits` equal batches, each summed into its own fp32 partial (see SplitK).
+constexpr Knobs split_k(int splits, Knobs k = Knobs{}) { k.k_splits = splits; return k; }
 // Stream-K forced: the last two waves' tiles split along K, whatever CUTLASS's heuristic says.
 constexpr Knobs stream_k(Knobs k = Knobs{}) { k.decomposition = 3; return k; }
 
@@ -486,6 +526,26 @@ using StreamK = kl_cutlass::StreamKScheduler;
 #else
 using StreamK = cutlass::gemm::StreamKScheduler;
 #endif
+
+// Split-K for decode (configurations 86-91). Where a decode pick's tiles are no more than the SMs
+// (M = 64 and 128 at N = 4096 and 8192: 64 or 128 tiles of 64 weight rows), each CTA owns one
+// tile, so one of its two ping-pong warpgroups idles and, at 64 tiles, half the SMs stream no
+// weight. Cutting K into 2 or 4 equal batches makes 2-4 times the work units: every SM streams
+// weight and both warpgroups work. The batches run as CUTLASS's batch mode (one launch, the
+// batch stride kb = K / batches along K of both operands); each writes its tile of scaled fp32
+// sums to the workspace, and kl_cutlass::sum_partials (above) adds the batches into y (bf16). The partials cost
+// batches x M x N x 4 bytes written and read again (2 MB a batch at 128 x 4096), against a
+// weight of 58-235 MB at the shapes picked; they are written at the kernel's end and read
+// straight after, mostly from L2. Unlike stream-K (60-62) nothing is zeroed before the launch
+// and no CTA waits for another's partial.
+// The batches a K splits into: the most, up to `want`, that leave every batch whole k-tiles (so a
+// batch's last k-tile never reads into the next batch's columns); 1 (no split) if none.
+inline int usable_splits(int k, int want, int k_tile) {
+  for (int s = want; s > 1; --s) {
+    if (k % (s * k_tile) == 0) return s;
+  }
+  return 1;
+}
 
 // Whether a mainloop takes mma_promotion_interval (the fp8 mainloop with promotion does; the
 // fast-accumulation one has no such argument).
@@ -640,10 +700,16 @@ struct WithMinBlocks : Kernel {
 //   kMinBlocks      CTAs an SM must hold at once (the kernel's __launch_bounds__; 1: no demand)
 //   EpilogueTile    the piece of the tile the epilogue converts and stores at a time (CUTLASS's
 //                   choice by default: 128x32 for the cooperative kernels, 64x32 for the others)
+//   ElementOut      what the epilogue writes: bf16 y, or float for the split-K kernels (SplitK),
+//                   whose epilogue writes each K batch's scaled partial sum to the workspace and
+//                   sum_partials then adds them into y
 template <class TileShape, class ClusterShape, class KernelSchedule, class EpilogueSchedule,
           class Scheduler, bool kSwapAB, int kStages = 0, int kMinBlocks = 1,
-          class EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto>
+          class EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto, class ElementOut = ElementD>
 struct Fp8GemmConfig {
+  static constexpr bool kSplitK = std::is_same_v<ElementOut, float>;
+  static_assert(kSplitK || std::is_same_v<ElementOut, ElementD>, "ElementOut: bf16 (y) or float (partials)");
+  static constexpr int kAlignOut = 16 / int(sizeof(ElementOut));
   // y^T is column-major with leading dimension N: the same bytes as y row-major.
   using LayoutD = std::conditional_t<kSwapAB, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;
 
@@ -660,7 +726,7 @@ struct Fp8GemmConfig {
   using MulCol = cutlass::epilogue::fusion::Sm90Compute<
       cutlass::multiplies, ElementScale, ElementScale, cutlass::FloatRoundStyle::round_to_nearest>;
   using MulRow = cutlass::epilogue::fusion::Sm90Compute<
-      cutlass::multiplies, ElementD, ElementScale, cutlass::FloatRoundStyle::round_to_nearest>;
+      cutlass::multiplies, ElementOut, ElementScale, cutlass::FloatRoundStyle::round_to_nearest>;
   using Scaled = cutlass::epilogue::fusion::Sm90EVT<
       MulRow, RowScale, cutlass::epilogue::fusion::Sm90EVT<MulCol, ColScale, Acc>>;
 
@@ -668,7 +734,7 @@ struct Fp8GemmConfig {
   using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
       EpilogueTile, ElementAcc, ElementScale,
-      void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD, EpilogueSchedule, Scaled>::CollectiveOp;
+      void, LayoutD, kAlignOut, ElementOut, LayoutD, kAlignOut, EpilogueSchedule, Scaled>::CollectiveOp;
 
   // The mainloop gets the shared memory the epilogue leaves (kStages 0), or kStages stages.
   // A two-temporaries tag (above): built as the fast-accumulation mainloop of its kernel, with
@@ -694,7 +760,19 @@ struct Fp8GemmConfig {
   using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
   static constexpr bool kStreamK = std::is_same_v<Scheduler, StreamK>;
 
-  static typename Gemm::Arguments arguments(const Problem& p, int device, const Knobs& knobs) {
+  // Split-K: the K batches (1 where K does not split into whole k-tiles) and the bytes of their
+  // fp32 partials at the front of the workspace.
+  static int splits(const Problem& p, const Knobs& knobs) {
+    return kSplitK ? usable_splits(p.k, knobs.k_splits, int(size<2>(TileShape{}))) : 1;
+  }
+  static size_t partial_bytes(const Problem& p, const Knobs& knobs) {
+    if (!kSplitK) return 0;
+    const size_t bytes = size_t(splits(p, knobs)) * size_t(p.m) * size_t(p.n) * sizeof(float);
+    return (bytes + 255) / 256 * 256;  // CUTLASS's own workspace after it, aligned
+  }
+
+  static typename Gemm::Arguments arguments(const Problem& p, int device, const Knobs& knobs,
+                                            void* partials = nullptr) {
     // The GEMM CUTLASS runs: (M', N') = (n, m) when swapped, A' = b, B' = a.
     const int gm = kSwapAB ? p.n : p.m;
     const int gn = kSwapAB ? p.m : p.n;
@@ -705,12 +783,20 @@ struct Fp8GemmConfig {
     const bool row_vector = kSwapAB ? p.scale_b_per_row : p.scale_a_per_row;
     const bool col_vector = kSwapAB ? p.scale_a_per_row : p.scale_b_per_row;
 
+    // Split-K runs the K batches as CUTLASS's batch mode (L): batch l is columns [l kb, (l+1) kb)
+    // of both operands (batch stride kb), and writes its partial to the workspace's l-th
+    // [M', N'] slice.
+    const int batches = splits(p, knobs);
+    const int kb = p.k / batches;
     typename GemmKernel::StrideA stride_a{};  // [M', K] K-major: (row stride, 1, batch)
     get<0>(stride_a) = kSwapAB ? p.ldb : p.lda;
+    get<2>(stride_a) = kb;
     typename GemmKernel::StrideB stride_b{};  // [N', K] K-major
     get<0>(stride_b) = kSwapAB ? p.lda : p.ldb;
+    get<2>(stride_b) = kb;
     const auto stride_d = cutlass::make_cute_packed_stride(typename GemmKernel::StrideD{},
-                                                           make_shape(gm, gn, 1));
+                                                           make_shape(gm, gn, batches));
+    auto* d = static_cast<ElementOut*>(kSplitK ? partials : p.y);
 
     typename Scaled::Arguments scaled{
         {row_scale, 0.0f, {row_vector, _0{}, int64_t(0)}},  // RowScale
@@ -761,22 +847,25 @@ struct Fp8GemmConfig {
 
     return typename Gemm::Arguments{
         cutlass::gemm::GemmUniversalMode::kGemm,
-        {gm, gn, p.k, 1},
+        {gm, gn, kb, batches},
         mainloop,
-        {scaled, nullptr, stride_d, static_cast<ElementD*>(p.y), stride_d},
+        {scaled, nullptr, stride_d, d, stride_d},
         hw_info,
         scheduler,
     };
   }
 
   static size_t workspace_size(const Problem& p, int device, const Knobs& knobs) {
-    return Gemm::get_workspace_size(arguments(p, device, knobs));
+    return partial_bytes(p, knobs) + Gemm::get_workspace_size(arguments(p, device, knobs));
   }
 
   static void run(const Problem& p, int config, void* workspace, size_t workspace_bytes,
                   cudaStream_t stream, int device, const Knobs& knobs) {
     Gemm gemm;
-    const auto args = arguments(p, device, knobs);
+    // Split-K: the partials first, CUTLASS's workspace (stream-K's flags, none here) after them.
+    const size_t partials = partial_bytes(p, knobs);
+    auto* const cutlass_workspace = static_cast<char*>(workspace) + partials;
+    const auto args = arguments(p, device, knobs, workspace);
     auto what = [&] {  // for error messages only: no string work on the launch path
       return std::string("config ") + kConfigNames[config] + " on " + std::to_string(p.m) + "x" +
              std::to_string(p.n) + "x" + std::to_string(p.k);
@@ -786,13 +875,13 @@ struct Fp8GemmConfig {
       fail(what() + ": CUTLASS cannot implement it (" + cutlassGetStatusString(status) +
            "; K must be a multiple of 16, N of 8, rows 16-byte aligned)");
     }
-    if (Gemm::get_workspace_size(args) > workspace_bytes) {
+    if (partials + Gemm::get_workspace_size(args) > workspace_bytes) {
       fail(what() + ": workspace of " + std::to_string(workspace_bytes) + " bytes, needs " +
-           std::to_string(Gemm::get_workspace_size(args)));
+           std::to_string(partials + Gemm::get_workspace_size(args)));
     }
     // initialize() zeroes stream-K's flags in the workspace (on `stream`), builds the TMA
     // descriptors and raises the kernel's shared-memory limit; run() launches the cluster grid.
-    status = gemm.initialize(args, workspace, stream);
+    status = gemm.initialize(args, cutlass_workspace, stream);
     if (status != cutlass::Status::kSuccess) {
       fail(what() + ": initialize failed (" + std::string(cutlassGetStatusString(status)) + ")");
     }
@@ -800,6 +889,13 @@ struct Fp8GemmConfig {
     KL_CUDA_CHECK(cudaGetLastError());
     if (status != cutlass::Status::kSuccess) {
       fail(what() + ": launch failed (" + std::string(cutlassGetStatusString(status)) + ")");
+    }
+    if constexpr (kSplitK) {
+      const int64_t count = int64_t(p.m) * p.n;  // a multiple of 8: n is
+      const int64_t threads = count / 8;
+      kl_launch(kl_cutlass::sum_partials, dim3(unsigned(kl_cdiv<int64_t>(threads, 256))), dim3(256), stream,
+                knobs.dependent_launch, static_cast<const float*>(workspace),
+                static_cast<__nv_bfloat16*>(p.y), count, splits(p, knobs));
     }
   }
 };
@@ -857,6 +953,15 @@ using Config58 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, StreamK
 //    at once, 3 (64 rows, 6 stages) or 2 (128 rows, 5 stages) an SM (sweep build 14, below).
 using Config64 = OneConsumer<Shape<_64, _16, _128>, 6, 3>;
 using Config65 = OneConsumer<Shape<_128, _16, _128>, 5, 2>;
+// 86-91. 41, 44 and 43's tiles with K split into 2 or 4 batches (see SplitK above): their
+//    epilogue writes fp32 partials, summed into y by sum_partials.
+template <class TileShape>
+using SplitK = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, PingpongTwoTemps, epi::TmaWarpSpecialized,
+                             gemm::PersistentScheduler, true, 0, 1,
+                             cutlass::epilogue::collective::EpilogueTileAuto, float>;
+using Config86 = SplitK<Shape<_64, _64, _128>>;
+using Config88 = SplitK<Shape<_64, _128, _128>>;
+using Config90 = SplitK<Shape<_64, _16, _128>>;
 // 81. Kernel 4's tile and cluster where K <= 4096, with the ping-pong schedule and no promotion
 //    (fast accumulation, inside bf16's rounding at such K: see Accuracy). Each consumer warpgroup
 //    owns a whole 128x192 tile (192 fp32 accumulators a thread, room for no temporary), the two
@@ -1069,6 +1174,12 @@ auto with_config(int config, F&& f) {
     case 65: return f(Config65{}, dependent_launch());
     case 81: return f(Config81{}, dependent_launch());
     case 82: return f(Config82{}, dependent_launch());
+    case 86: return f(Config86{}, dependent_launch(split_k(2)));
+    case 87: return f(Config86{}, dependent_launch(split_k(4)));
+    case 88: return f(Config88{}, dependent_launch(split_k(2)));
+    case 89: return f(Config88{}, dependent_launch(split_k(4)));
+    case 90: return f(Config90{}, dependent_launch(split_k(2)));
+    case 91: return f(Config90{}, dependent_launch(split_k(4)));
     // The large-M picks with the tiles walked in another order (L2 reuse of a and b).
     case 66: return f(Config4{}, dependent_launch(swizzle(2, promote(64))));
     case 67: return f(Config4{}, dependent_launch(swizzle(4, promote(64))));
@@ -1201,15 +1312,35 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
     if (weight_tiles <= sms) return 43;
     return weight_tiles <= 3 * sms ? 64 : 65;
   }
-  if (m <= 64) return 41;
+  // Split-K (SplitK, above) where the pick's tiles are no more than the SMs and the weight is
+  // 48 MiB or more (the partials and sum_partials cost about the same at any weight): 4 batches
+  // where the tiles are at most half the SMs, else 2, so the work units are at most two an SM
+  // (one a warpgroup); only where K cuts into whole 128-deep k-tiles. 0: no split.
+  const bool big_weight = n * k >= (int64_t(48) << 20);
+  const auto split = [&](int64_t tiles, int two, int four) {
+    if (!big_weight || tiles > sms) return 0;
+    if (2 * tiles <= sms && k % (4 * 128) == 0) return four;
+    return k % (2 * 128) == 0 ? two : 0;
+  };
+  if (m <= 64) {
+    const int s = split(weight_tiles, 86, 87);
+    return s ? s : 41;
+  }
   if (m <= 128) {
     // 41's 64-token tiles where they make one wave (N = 4096: 128 tiles; 1.05x and 1.01x at
     // K = 4096 and 14336, where 22 and 2 ran 0.89x and 0.85x). Otherwise one 128-token tile a
     // CTA: 44 where those make one wave (N = 8192: 0.93-1.00x, where 23 ran 0.88-0.93x), and
     // past that 48, whose 4x1 cluster reads each token tile from L2 once for four CTAs (N = 14336
     // and 28672: 1.02x and 0.97x, where 44 ran 0.99x and 15, the pick before, 0.94x).
-    if (weight_tiles * kl_cdiv<int64_t>(m, 64) <= sms) return 41;
-    return weight_tiles <= sms ? 44 : 48;
+    if (weight_tiles * 2 <= sms) {
+      const int s = split(weight_tiles * 2, 86, 87);
+      return s ? s : 41;
+    }
+    if (weight_tiles <= sms) {
+      const int s = split(weight_tiles, 88, 89);
+      return s ? s : 44;
+    }
+    return 48;
   }
   // Larger M. Under half a wave of 128x128 tiles (M = 256, N = 4096: 64), stream-K's split of K
   // keeps the other SMs busy (29; not measured against 36 at such shapes).
