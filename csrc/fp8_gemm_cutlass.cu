@@ -54,7 +54,7 @@
 // sweep in benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels
 // (10-20, 29, 30, 51-53 and 66-76: no extra kernel, in the shipped build; 12-14 in kernel 1's
 // build, 16 in 8's, 24-28 in 9's; 58 and 59 are one kernel, shipped), and kernels built only
-// with KL_FP8_GEMM_SWEEP = 1 to 15 (one library each, compiled side by side):
+// with KL_FP8_GEMM_SWEEP = 1 to 16 (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
@@ -124,7 +124,10 @@
 //   77-80 = 53 built again, with 4 stages, with 128x64 epilogue tiles, with one 128x192 one  [15]
 //   81, 82     128x192x128, 128x128x128  ping-pong  cluster 2x1, persistent, FAST ACCUMULATION,
 //                dependent launch (K <= 4096 only: see Accuracy; both shipped and picked, built
-//                first as sweep build 16, which is gone)
+//                first as a sweep build 16 that is gone; 16 now holds 86-91)
+//   86-91 swap-AB 64x64x128, 64x128x128, 64x16x128 (41's, 44's, 43's tiles)  ping-pong
+//                persistent, two temporaries, K split into 2 (86, 88, 90) or 4 (87, 89, 91)
+//                batches, fp32 partials summed by a second kernel, dependent launch (SplitK) [16]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -309,6 +312,8 @@ namespace kl_cutlass {
 // y[i] = bf16(sum over the batches of partials[batch][i]), 8 outputs a thread (16-byte loads and
 // one 16-byte store; m x n is a multiple of 8). Launched right after the GEMM with programmatic
 // dependent launch: its blocks wait for the GEMM's writes, and let the next kernel be scheduled.
+// A template so that only a build with a split-K configuration emits it.
+template <int = 0>
 __global__ void __launch_bounds__(256)
 sum_partials(const float* __restrict__ partials, __nv_bfloat16* __restrict__ y, int64_t count, int batches) {
   kl_wait_previous_grid();
@@ -333,7 +338,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 92;  // 0 (auto) and configurations 1-91 (54-56 removed, 83-85 not here)
+constexpr int kNumConfigs = 93;  // 0 (auto) and configurations 1-92 (54-56 removed, 83-85 not here)
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -427,9 +432,10 @@ const char* const kConfigNames[kNumConfigs] = {
     "89 = 88 split-K 4",
     "90 swapAB 64x16x128 pingpong two temporaries split-K 2 dependent launch",
     "91 = 90 split-K 4",
+    "92 swapAB 64x64x128 one consumer not persistent 6 stages 2 CTAs/SM two temporaries dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
-// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 15. 54-56 (36 adding its
+// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 16. 54-56 (36 adding its
 // temporaries every 2, 4 and 16 k-tiles; benchmarks/h200_session22, call 2) were within 1% of 36
 // and are gone; 83-85 name a decode kernel without CUTLASS that was measured and set aside
 // (benchmarks/h200_session32, call 1); their numbers stay unused so the committed results keep
@@ -440,12 +446,12 @@ constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 constexpr int kBuild = 0;
 #endif
 constexpr const char* const kBuildConfigs[] = {
-    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64-76, 81, 82, 86-91",
+    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64-76, 81, 82, 92",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
-    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80",
+    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "86-91",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
-              "KL_FP8_GEMM_SWEEP must be 1 to 15");
+              "KL_FP8_GEMM_SWEEP must be 1 to 16");
 constexpr const char* kThisBuild = kBuildConfigs[kBuild];
 
 // One problem as the caller sees it (before any swap).
@@ -527,17 +533,17 @@ using StreamK = kl_cutlass::StreamKScheduler;
 using StreamK = cutlass::gemm::StreamKScheduler;
 #endif
 
-// Split-K for decode (configurations 86-91). Where a decode pick's tiles are no more than the SMs
-// (M = 64 and 128 at N = 4096 and 8192: 64 or 128 tiles of 64 weight rows), each CTA owns one
-// tile, so one of its two ping-pong warpgroups idles and, at 64 tiles, half the SMs stream no
-// weight. Cutting K into 2 or 4 equal batches makes 2-4 times the work units: every SM streams
-// weight and both warpgroups work. The batches run as CUTLASS's batch mode (one launch, the
-// batch stride kb = K / batches along K of both operands); each writes its tile of scaled fp32
-// sums to the workspace, and kl_cutlass::sum_partials (above) adds the batches into y (bf16). The partials cost
-// batches x M x N x 4 bytes written and read again (2 MB a batch at 128 x 4096), against a
-// weight of 58-235 MB at the shapes picked; they are written at the kernel's end and read
-// straight after, mostly from L2. Unlike stream-K (60-62) nothing is zeroed before the launch
-// and no CTA waits for another's partial.
+// Split-K for decode (configurations 86-91, sweep build 16). Where a decode pick's tiles are no
+// more than the SMs (M = 64 and 128 at N = 4096 and 8192: 64 or 128 tiles of 64 weight rows), each
+// CTA owns one tile: at 64 tiles half the SMs stream no weight, and one of a CTA's two ping-pong
+// warpgroups has no tile. Cutting K into 2 or 4 equal batches makes 2-4 times the work units. The
+// batches run as CUTLASS's batch mode (one launch, the batch stride kb = K / batches along K of
+// both operands); each writes its tile of scaled fp32 sums to the workspace, and
+// kl_cutlass::sum_partials (above) adds the batches into y (bf16). Unlike stream-K (60-62)
+// nothing is zeroed before the launch and no CTA waits for another's partial; the price is
+// batches x M x N x 4 bytes of partials written and read again, and a second launch.
+// Measured slower than the unsplit tiles everywhere (build 16, below, says by how much): the
+// ping-pong warpgroups take turns in the mainloop, so a CTA's second unit streams no faster.
 // The batches a K splits into: the most, up to `want`, that leave every batch whole k-tiles (so a
 // batch's last k-tile never reads into the next batch's columns); 1 (no split) if none.
 inline int usable_splits(int k, int want, int k_tile) {
@@ -790,10 +796,12 @@ struct Fp8GemmConfig {
     const int kb = p.k / batches;
     typename GemmKernel::StrideA stride_a{};  // [M', K] K-major: (row stride, 1, batch)
     get<0>(stride_a) = kSwapAB ? p.ldb : p.lda;
-    get<2>(stride_a) = kb;
     typename GemmKernel::StrideB stride_b{};  // [N', K] K-major
     get<0>(stride_b) = kSwapAB ? p.lda : p.ldb;
-    get<2>(stride_b) = kb;
+    if constexpr (kSplitK) {
+      get<2>(stride_a) = kb;
+      get<2>(stride_b) = kb;
+    }
     const auto stride_d = cutlass::make_cute_packed_stride(typename GemmKernel::StrideD{},
                                                            make_shape(gm, gn, batches));
     auto* d = static_cast<ElementOut*>(kSplitK ? partials : p.y);
@@ -893,7 +901,7 @@ struct Fp8GemmConfig {
     if constexpr (kSplitK) {
       const int64_t count = int64_t(p.m) * p.n;  // a multiple of 8: n is
       const int64_t threads = count / 8;
-      kl_launch(kl_cutlass::sum_partials, dim3(unsigned(kl_cdiv<int64_t>(threads, 256))), dim3(256), stream,
+      kl_launch(kl_cutlass::sum_partials<>, dim3(unsigned(kl_cdiv<int64_t>(threads, 256))), dim3(256), stream,
                 knobs.dependent_launch, static_cast<const float*>(workspace),
                 static_cast<__nv_bfloat16*>(p.y), count, splits(p, knobs));
     }
@@ -953,15 +961,10 @@ using Config58 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, StreamK
 //    at once, 3 (64 rows, 6 stages) or 2 (128 rows, 5 stages) an SM (sweep build 14, below).
 using Config64 = OneConsumer<Shape<_64, _16, _128>, 6, 3>;
 using Config65 = OneConsumer<Shape<_128, _16, _128>, 5, 2>;
-// 86-91. 41, 44 and 43's tiles with K split into 2 or 4 batches (see SplitK above): their
-//    epilogue writes fp32 partials, summed into y by sum_partials.
-template <class TileShape>
-using SplitK = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, PingpongTwoTemps, epi::TmaWarpSpecialized,
-                             gemm::PersistentScheduler, true, 0, 1,
-                             cutlass::epilogue::collective::EpilogueTileAuto, float>;
-using Config86 = SplitK<Shape<_64, _64, _128>>;
-using Config88 = SplitK<Shape<_64, _128, _128>>;
-using Config90 = SplitK<Shape<_64, _16, _128>>;
+// 92. 64's design for 17-64 tokens, where 41's 64-row tiles outnumber the SMs: 41's 64x64 tile,
+//    one CTA a tile, 2 an SM at once with 6 stages (103 registers a thread, no spills; with 3 an
+//    SM, 85 registers, the two temporaries spill).
+using Config92 = OneConsumer<Shape<_64, _64, _128>, 6, 2>;
 // 81. Kernel 4's tile and cluster where K <= 4096, with the ping-pong schedule and no promotion
 //    (fast accumulation, inside bf16's rounding at such K: see Accuracy). Each consumer warpgroup
 //    owns a whole 128x192 tile (192 fp32 accumulators a thread, room for no temporary), the two
@@ -1142,6 +1145,22 @@ using Config77 = Kernel4Variant<0>;  // Config4's type: every default the same
 using Config78 = Kernel4Variant<4>;
 using Config79 = Kernel4Variant<0, Shape<_128, _64>>;
 using Config80 = Kernel4Variant<0, Shape<_128, _192>>;
+#elif KL_FP8_GEMM_SWEEP == 16
+// 86-91. The decode picks' tiles (41's, 44's, 43's) with K split into 2 or 4 batches (SplitK,
+//    above): fp32 partials, summed into y by sum_partials. Measured (benchmarks/h200_session33,
+//    call 1; TFLOP/s beside torch._scaled_mm, M = 1-128 at the six Llama weights): slower than
+//    the unsplit tile at every shape, at the weights they were made for too: 128 x 8192 x 28672
+//    801 (88) and 752 (86) against 44's 879 (_scaled_mm 940); 128 x 4096 x 14336 636 (86)
+//    against 41's 683 (679); 64 x 4096 x 14336 342 (87) against 41's 399 (400). The ping-pong
+//    warpgroups take turns in the mainloop, so a CTA's second work unit adds no streaming of its
+//    own, and the partials and the second launch are paid on top.
+template <class TileShape>
+using SplitK = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, PingpongTwoTemps, epi::TmaWarpSpecialized,
+                             gemm::PersistentScheduler, true, 0, 1,
+                             cutlass::epilogue::collective::EpilogueTileAuto, float>;
+using Config86 = SplitK<Shape<_64, _64, _128>>;
+using Config88 = SplitK<Shape<_64, _128, _128>>;
+using Config90 = SplitK<Shape<_64, _16, _128>>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -1172,14 +1191,9 @@ auto with_config(int config, F&& f) {
     case 59: return f(Config58{}, dependent_launch(promote(64)));
     case 64: return f(Config64{}, dependent_launch());
     case 65: return f(Config65{}, dependent_launch());
+    case 92: return f(Config92{}, dependent_launch());
     case 81: return f(Config81{}, dependent_launch());
     case 82: return f(Config82{}, dependent_launch());
-    case 86: return f(Config86{}, dependent_launch(split_k(2)));
-    case 87: return f(Config86{}, dependent_launch(split_k(4)));
-    case 88: return f(Config88{}, dependent_launch(split_k(2)));
-    case 89: return f(Config88{}, dependent_launch(split_k(4)));
-    case 90: return f(Config90{}, dependent_launch(split_k(2)));
-    case 91: return f(Config90{}, dependent_launch(split_k(4)));
     // The large-M picks with the tiles walked in another order (L2 reuse of a and b).
     case 66: return f(Config4{}, dependent_launch(swizzle(2, promote(64))));
     case 67: return f(Config4{}, dependent_launch(swizzle(4, promote(64))));
@@ -1259,6 +1273,13 @@ auto with_config(int config, F&& f) {
     case 78: return f(Config78{}, dependent_launch(promote(64)));
     case 79: return f(Config79{}, dependent_launch(promote(64)));
     case 80: return f(Config80{}, dependent_launch(promote(64)));
+#elif KL_FP8_GEMM_SWEEP == 16
+    case 86: return f(Config86{}, dependent_launch(split_k(2)));
+    case 87: return f(Config86{}, dependent_launch(split_k(4)));
+    case 88: return f(Config88{}, dependent_launch(split_k(2)));
+    case 89: return f(Config88{}, dependent_launch(split_k(4)));
+    case 90: return f(Config90{}, dependent_launch(split_k(2)));
+    case 91: return f(Config90{}, dependent_launch(split_k(4)));
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
@@ -1312,35 +1333,18 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
     if (weight_tiles <= sms) return 43;
     return weight_tiles <= 3 * sms ? 64 : 65;
   }
-  // Split-K (SplitK, above) where the pick's tiles are no more than the SMs and the weight is
-  // 48 MiB or more (the partials and sum_partials cost about the same at any weight): 4 batches
-  // where the tiles are at most half the SMs, else 2, so the work units are at most two an SM
-  // (one a warpgroup); only where K cuts into whole 128-deep k-tiles. 0: no split.
-  const bool big_weight = n * k >= (int64_t(48) << 20);
-  const auto split = [&](int64_t tiles, int two, int four) {
-    if (!big_weight || tiles > sms) return 0;
-    if (2 * tiles <= sms && k % (4 * 128) == 0) return four;
-    return k % (2 * 128) == 0 ? two : 0;
-  };
-  if (m <= 64) {
-    const int s = split(weight_tiles, 86, 87);
-    return s ? s : 41;
-  }
+  // 17-64 tokens: 41; where its tiles are more than twice the SMs (N = 28672: 448 tiles, 3.39 a
+  // CTA, the last round 39% full), 92, as 64 and 65 for fewer tokens (to be measured:
+  // benchmarks/h200_session33, call 2).
+  if (m <= 64) return weight_tiles > 2 * sms ? 92 : 41;
   if (m <= 128) {
     // 41's 64-token tiles where they make one wave (N = 4096: 128 tiles; 1.05x and 1.01x at
     // K = 4096 and 14336, where 22 and 2 ran 0.89x and 0.85x). Otherwise one 128-token tile a
     // CTA: 44 where those make one wave (N = 8192: 0.93-1.00x, where 23 ran 0.88-0.93x), and
     // past that 48, whose 4x1 cluster reads each token tile from L2 once for four CTAs (N = 14336
     // and 28672: 1.02x and 0.97x, where 44 ran 0.99x and 15, the pick before, 0.94x).
-    if (weight_tiles * 2 <= sms) {
-      const int s = split(weight_tiles * 2, 86, 87);
-      return s ? s : 41;
-    }
-    if (weight_tiles <= sms) {
-      const int s = split(weight_tiles, 88, 89);
-      return s ? s : 44;
-    }
-    return 48;
+    if (weight_tiles * kl_cdiv<int64_t>(m, 64) <= sms) return 41;
+    return weight_tiles <= sms ? 44 : 48;
   }
   // Larger M. Under half a wave of 128x128 tiles (M = 256, N = 4096: 64), stream-K's split of K
   // keeps the other SMs busy (29; not measured against 36 at such shapes).
