@@ -128,6 +128,10 @@
 //   86-91 swap-AB 64x64x128, 64x128x128, 64x16x128 (41's, 44's, 43's tiles)  ping-pong
 //                persistent, two temporaries, K split into 2 (86, 88, 90) or 4 (87, 89, 91)
 //                batches, fp32 partials summed by a second kernel, dependent launch (SplitK) [16]
+//   92 swap-AB 64x64x128    one consumer, not persistent, 6 stages, 2 CTAs an SM, two temporaries,
+//                dependent launch (41's tile on 64's kernel; a pick, see pick_config)
+//   96-98 swap-AB 256x64x128, the same in a 4x1 cluster, 256x16x128  cooperative  persistent,
+//                two temporaries, dependent launch (decode at N = 28672 in one wave)        [17]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -338,7 +342,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 93;  // 0 (auto) and configurations 1-92 (54-56 removed, 83-85 not here)
+constexpr int kNumConfigs = 99;  // 0 (auto) and configurations 1-98 (54-56 removed, 83-85 not here)
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -433,6 +437,12 @@ const char* const kConfigNames[kNumConfigs] = {
     "90 swapAB 64x16x128 pingpong two temporaries split-K 2 dependent launch",
     "91 = 90 split-K 4",
     "92 swapAB 64x64x128 one consumer not persistent 6 stages 2 CTAs/SM two temporaries dependent launch",
+    "93 (unused)",
+    "94 (unused)",
+    "95 (unused)",
+    "96 swapAB 256x64x128 coop two temporaries dependent launch",
+    "97 swapAB 256x64x128 coop c4x1 two temporaries dependent launch",
+    "98 swapAB 256x16x128 coop two temporaries dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
 // the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 16. 54-56 (36 adding its
@@ -448,10 +458,10 @@ constexpr int kBuild = 0;
 constexpr const char* const kBuildConfigs[] = {
     "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64-76, 81, 82, 92",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
-    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "86-91",
+    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "86-91", "96-98",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
-              "KL_FP8_GEMM_SWEEP must be 1 to 16");
+              "KL_FP8_GEMM_SWEEP must be 1 to 17");
 constexpr const char* kThisBuild = kBuildConfigs[kBuild];
 
 // One problem as the caller sees it (before any swap).
@@ -1161,6 +1171,19 @@ using SplitK = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, PingpongTwoTemps, epi
 using Config86 = SplitK<Shape<_64, _64, _128>>;
 using Config88 = SplitK<Shape<_64, _128, _128>>;
 using Config90 = SplitK<Shape<_64, _16, _128>>;
+#elif KL_FP8_GEMM_SWEEP == 17
+// 96-98. Decode at N = 28672 in one wave of 256-row tiles (112 tiles for 132 SMs), where the
+//    64- and 128-row tiles make 448 and 224 (3.4 and 1.7 a CTA: the last round part full).
+//    cuBLASLt's kernel at 64 x 28672 x 8192 is named for 256x64 tiles, cooperative, 5 stages, a
+//    4x1 cluster (benchmarks/h200_session33, call 4). Swap-AB cooperative, two temporaries: each
+//    consumer warpgroup holds 128 weight rows (64 + 2 x 64 registers a thread at 64 tokens).
+//    96 256x64, 97 the same in a 4x1 cluster (the token tile multicast), 98 256x16.
+using Config96 = Fp8GemmConfig<Shape<_256, _64, _128>, Shape<_1, _1, _1>, CooperativeTwoTemps,
+                               epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, true>;
+using Config97 = Fp8GemmConfig<Shape<_256, _64, _128>, Shape<_4, _1, _1>, CooperativeTwoTemps,
+                               epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, true>;
+using Config98 = Fp8GemmConfig<Shape<_256, _16, _128>, Shape<_1, _1, _1>, CooperativeTwoTemps,
+                               epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, true>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -1280,6 +1303,10 @@ auto with_config(int config, F&& f) {
     case 89: return f(Config88{}, dependent_launch(split_k(4)));
     case 90: return f(Config90{}, dependent_launch(split_k(2)));
     case 91: return f(Config90{}, dependent_launch(split_k(4)));
+#elif KL_FP8_GEMM_SWEEP == 17
+    case 96: return f(Config96{}, dependent_launch());
+    case 97: return f(Config97{}, dependent_launch());
+    case 98: return f(Config98{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
