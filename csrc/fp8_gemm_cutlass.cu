@@ -27,15 +27,16 @@
 //     run 0.97-1.00x (benchmarks/h200_session31, call 3).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 29, 36, 41, 43, 44, 48, 53, 59, 64, 65, 81 and 82 by the shape, each launched with
+// from 29, 36, 41, 43, 44, 48, 53, 59, 64, 65, 81, 82 and 92 by the shape, each launched with
 // programmatic dependent launch; 29 and 53 are kernels 3 and 4 promoted every 256 and 2048 of K,
-// see below, and 59 is 53's tile under stream-K; 36, 41-48, 64 and 65 promote from two
+// see below, and 59 is 53's tile under stream-K; 36, 41-48, 64, 65 and 92 promote from two
 // temporaries, see TwoTempsMainloop; 81 and 82 do not promote, see Accuracy):
 //   43 swap-AB 64x16x128    ping-pong    persistent               M <= 16, N / 64 <= SMs
 //   64 swap-AB 64x16x128    one consumer, not persistent, 3 an SM M <= 16, SMs < N / 64 <= 3 SMs
 //   65 swap-AB 128x16x128   one consumer, not persistent, 2 an SM M <= 16, more weight rows
 //   41 swap-AB 64x64x128    ping-pong    persistent               M <= 64; M <= 128 where its
 //                                                                 tiles make one wave
+//   92 swap-AB 64x64x128    one consumer, not persistent, 2 an SM 16 < M <= 64, N / 64 > 2 SMs
 //   44 swap-AB 64x128x128   ping-pong    persistent               M <= 128, one wave of its tiles
 //   48 swap-AB 64x128x128   ping-pong    cluster 4x1, persistent  M <= 128, more tiles
 //   3          128x128x128  cooperative  stream-K                 M > 128 with under half a wave
@@ -50,7 +51,7 @@
 //                                                                 tiles fill the last round better
 //   82         128x128x128  ping-pong    cluster 2x1, persistent  the same, where 82's do
 //   (36, 58 and 4 take the shapes M > 128 that 81 and 82 do not.)
-// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these twelve. The
+// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these thirteen. The
 // sweep in benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels
 // (10-20, 29, 30, 51-53 and 66-76: no extra kernel, in the shipped build; 12-14 in kernel 1's
 // build, 16 in 8's, 24-28 in 9's; 58 and 59 are one kernel, shipped), and kernels built only
@@ -128,8 +129,6 @@
 //   86-91 swap-AB 64x64x128, 64x128x128, 64x16x128 (41's, 44's, 43's tiles)  ping-pong
 //                persistent, two temporaries, K split into 2 (86, 88, 90) or 4 (87, 89, 91)
 //                batches, fp32 partials summed by a second kernel, dependent launch (SplitK) [16]
-//   92 swap-AB 64x64x128    one consumer, not persistent, 6 stages, 2 CTAs an SM, two temporaries,
-//                dependent launch (41's tile on 64's kernel; a pick, see pick_config)
 //   96-98 swap-AB 256x64x128, the same in a 4x1 cluster, 256x16x128  cooperative  persistent,
 //                two temporaries, dependent launch (decode at N = 28672 in one wave)        [17]
 // Why these (napkin math; the sweep must confirm):
@@ -973,7 +972,7 @@ using Config64 = OneConsumer<Shape<_64, _16, _128>, 6, 3>;
 using Config65 = OneConsumer<Shape<_128, _16, _128>, 5, 2>;
 // 92. 64's design for 17-64 tokens, where 41's 64-row tiles outnumber the SMs: 41's 64x64 tile,
 //    one CTA a tile, 2 an SM at once with 6 stages (103 registers a thread, no spills; with 3 an
-//    SM, 85 registers, the two temporaries spill).
+//    SM, 85 registers, the two temporaries spill; 64x128 and 128x64 tiles spill at 2 an SM).
 using Config92 = OneConsumer<Shape<_64, _64, _128>, 6, 2>;
 // 81. Kernel 4's tile and cluster where K <= 4096, with the ping-pong schedule and no promotion
 //    (fast accumulation, inside bf16's rounding at such K: see Accuracy). Each consumer warpgroup
@@ -1178,6 +1177,11 @@ using Config90 = SplitK<Shape<_64, _16, _128>>;
 //    4x1 cluster (benchmarks/h200_session33, call 4). Swap-AB cooperative, two temporaries: each
 //    consumer warpgroup holds 128 weight rows (64 + 2 x 64 registers a thread at 64 tokens).
 //    96 256x64, 97 the same in a 4x1 cluster (the token tile multicast), 98 256x16.
+//    Measured (h200_session33, call 5; TFLOP/s, 0.3 s a timing): at 64 x 28672 x 8192 96 ran
+//    488 and 97 485, where the pick 92 ran 468, 41 456 and _scaled_mm 483; far behind at the
+//    other weights (fewer than 112 tiles). 98 at 16 x 28672 x 8192: 126, where 65 ran 128
+//    (_scaled_mm 127). So 96 is the candidate for 17-64 tokens where its tiles make one wave
+//    that fills most SMs (N = 28672), not shipped yet: the bench of record has 92 there.
 using Config96 = Fp8GemmConfig<Shape<_256, _64, _128>, Shape<_1, _1, _1>, CooperativeTwoTemps,
                                epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, true>;
 using Config97 = Fp8GemmConfig<Shape<_256, _64, _128>, Shape<_4, _1, _1>, CooperativeTwoTemps,
@@ -1361,8 +1365,11 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
     return weight_tiles <= 3 * sms ? 64 : 65;
   }
   // 17-64 tokens: 41; where its tiles are more than twice the SMs (N = 28672: 448 tiles, 3.39 a
-  // CTA, the last round 39% full), 92, as 64 and 65 for fewer tokens (to be measured:
-  // benchmarks/h200_session33, call 2).
+  // CTA, the last round 39% full), 92, as 64 and 65 for fewer tokens. H200, beside
+  // torch._scaled_mm (h200_session33, calls 2 and 5): 64 x 28672 x 8192 at 468 TFLOP/s, twice,
+  // where 41 ran 433 and 456 (_scaled_mm 479, 483); in the bench of record (call 3) 0.956x, where
+  // 41 ran 0.932x in the one before. 92 was faster at 64 x 14336 x 4096 too (429 and 425 against
+  // 407 and 406), where 41 already runs 1.05-1.07x; not picked there before a bench has it.
   if (m <= 64) return weight_tiles > 2 * sms ? 92 : 41;
   if (m <= 128) {
     // 41's 64-token tiles where they make one wave (N = 4096: 128 tiles; 1.05x and 1.01x at
