@@ -5,25 +5,25 @@ against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/7
         [--configs 36,53] [--ms 1,16,...]
 
 Eighteen libraries are built side by side, each by its own process (nvcc compiles one file on one
-core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 3, 4, 36, 41,
-43, 44, 48, 58, 64, 65, 81, 82 and 92 and their run-time variants, among them the thirteen the
-dispatch picks from: 29 and 53 (kernels 3 and 4 promoting every 256 and 2048 of K), 36, 41, 43,
-44, 48, 59 (58 under stream-K's heuristic), 64, 65, 81 and 82 (4's and 36's tiles with the
-ping-pong schedule and no promotion, at K <= 4096) and 92 (41's tile on 64's kernel), each
-launched with programmatic dependent launch) and the same file with KL_FP8_GEMM_SWEEP = 1 to 17: kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the decode
-candidates 31-32 with the large-M ping-pong candidates 34-35, 37-39 (36 with the cluster across N,
-and 36's tile with CUTLASS's mainloop), 40 and 42 (the earlier picks 23 and 33 with the
-two-temporaries mainloop), 45 (3's stream-K tile with it), the earlier decode picks 2, 21-23 and 33
-with their variants 24-28, 46-47 (44 and 41 with the token tile multicast across a 2x1 cluster),
-49-50 (128x144 tiles at large M), 57 (36 with stream-K splitting its last waves), 60-62 (decode:
-swap-AB 128-row tiles under stream-K with the two-temporaries mainloop) and 63 (decode: one CTA a
-tile, four on an SM at once; 64 and 65, shipped, three and two), 77-80 (kernel 4's epilogue in
+core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 3, 4, 36, 41, 43,
+44, 48, 58, 64, 65, 81, 82 and 92 and their run-time variants, among them the thirteen the dispatch
+picks from: 29 and 53 (kernels 3 and 4 promoting every 256 and 2048 of K), 36, 41, 43, 44, 48, 59
+(58 under stream-K's heuristic), 64, 65, 81 and 82 (4's and 36's tiles with the ping-pong schedule
+and no promotion, at K <= 4096) and 92 (41's tile on 64's kernel), each launched with programmatic
+dependent launch) and the same file with KL_FP8_GEMM_SWEEP = 1 to 17: kernels 5-6, 7-8 with 16, 9, 1
+with 12-14, the decode candidates 31-32 with the large-M ping-pong candidates 34-35, 37-39 (36 with
+the cluster across N, and 36's tile with CUTLASS's mainloop), 40 and 42 (the earlier picks 23 and 33
+with the two-temporaries mainloop), 45 (3's stream-K tile with it), the earlier decode picks 2,
+21-23 and 33 with their variants 24-28, 46-47 (44 and 41 with the token tile multicast across a 2x1
+cluster), 49-50 (128x144 tiles at large M), 57 (36 with stream-K splitting its last waves), 60-62
+(decode: swap-AB 128-row tiles under stream-K with the two-temporaries mainloop) and 63 (decode: one
+CTA a tile, four on an SM at once; 64 and 65, shipped, three and two), 77-80 (kernel 4's epilogue in
 other pieces, with its control), 86-91 (the decode tiles with K split into 2 or 4 batches, fp32
-partials summed by a second kernel), 96-98 (decode in one wave of 256-row tiles). The file's header says what each configuration tests and why.
-Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s;
-"w%" = the weight's bytes (N x K) per second as a share of this run's device-to-device copy
-bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the same kind of scales.
-Expected duration on an H200: ~1.5 min of builds, ~3 min of checks and timings.
+partials summed by a second kernel), 96-98 (decode in one wave of 256-row tiles). The file's header
+says what each configuration tests and why. Every configuration is checked against float64 before
+anything is timed. Columns: TFLOP/s; "w%" = the weight's bytes (N x K) per second as a share of this
+run's device-to-device copy bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the
+same kind of scales. Expected duration on an H200: ~1.5 min of builds, ~3 min of checks and timings.
 """
 import argparse
 import faulthandler
@@ -349,9 +349,9 @@ def main():
     ap.add_argument("--json", help="write the checks and timings here")
     ap.add_argument("--no-sweep", action="store_true", help="only the shipped configurations (one build)")
     ap.add_argument("--shipped-build", action="store_true",
-                    help="sweep only the configurations of the shipped build (3, 4, 36, 41, 43, 44, 48, 58, 64, 65 "
-                         "and the run-time variants of 3, 4 and 58, 29, 30, 51-53 and 59 among them: one build "
-                         "instead of eighteen)")
+                    help="sweep only the configurations of the shipped build (3, 4, 36, 41, 43, 44, 48, 58, 64, "
+                         "65, 81, 82 and 92 and the run-time variants of 3, 4 and 58, 29, 30, 51-53 and 59 "
+                         "among them: one build instead of eighteen)")
     ap.add_argument("--builds", help="comma-separated builds to sweep (0 = the file as shipped, n = "
                                      "KL_FP8_GEMM_SWEEP=n; default: all)")
     ap.add_argument("--configs", help="comma-separated configurations to check and time, of the builds "

@@ -1342,8 +1342,8 @@ extern "C" const char* fp8_gemm_cutlass_config_name(int config) {
 
 namespace {
 
-// The configuration for the shape. 36, 41, 43, 44, 48, 64, 65, 81 and 82 have dependent launch
-// already; 29 and 53 are kernels 3 and 4 launched with it.
+// The configuration for the shape. 36, 41, 43, 44, 48, 64, 65, 81, 82 and 92 have dependent
+// launch already; 29 and 53 are kernels 3 and 4 launched with it.
 int pick_config(int64_t m, int64_t n, int64_t k) {
   // M <= 128: the weight's bytes decide the time (see the top): swap-AB tiles of 64 weight rows,
   // no K split, promoted from two temporaries. H200, same run as torch._scaled_mm (geometric
