@@ -36,7 +36,7 @@
 //   65 swap-AB 128x16x128   one consumer, not persistent, 2 an SM M <= 16, more weight rows
 //   41 swap-AB 64x64x128    ping-pong    persistent               M <= 64; M <= 128 where its
 //                                                                 tiles make one wave
-//   92 swap-AB 64x64x128    one consumer, not persistent, 2 an SM 16 < M <= 64, N / 64 > 2 SMs
+//   92 swap-AB 64x64x128    one consumer, not persistent, 2 an SM 32 < M <= 64, N / 64 > 2 SMs
 //   44 swap-AB 64x128x128   ping-pong    persistent               M <= 128, one wave of its tiles
 //   48 swap-AB 64x128x128   ping-pong    cluster 4x1, persistent  M <= 128, more tiles
 //   3          128x128x128  cooperative  stream-K                 M > 128 with under half a wave
@@ -970,7 +970,7 @@ using Config58 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, StreamK
 //    at once, 3 (64 rows, 6 stages) or 2 (128 rows, 5 stages) an SM (sweep build 14, below).
 using Config64 = OneConsumer<Shape<_64, _16, _128>, 6, 3>;
 using Config65 = OneConsumer<Shape<_128, _16, _128>, 5, 2>;
-// 92. 64's design for 17-64 tokens, where 41's 64-row tiles outnumber the SMs: 41's 64x64 tile,
+// 92. 64's design for 33-64 tokens, where 41's 64-row tiles outnumber the SMs: 41's 64x64 tile,
 //    one CTA a tile, 2 an SM at once with 6 stages (103 registers a thread, no spills; with 3 an
 //    SM, 85 registers, the two temporaries spill; 64x128 and 128x64 tiles spill at 2 an SM).
 using Config92 = OneConsumer<Shape<_64, _64, _128>, 6, 2>;
@@ -1180,8 +1180,10 @@ using Config90 = SplitK<Shape<_64, _16, _128>>;
 //    Measured (h200_session33, call 5; TFLOP/s, 0.3 s a timing): at 64 x 28672 x 8192 96 ran
 //    488 and 97 485, where the pick 92 ran 468, 41 456 and _scaled_mm 483; far behind at the
 //    other weights (fewer than 112 tiles). 98 at 16 x 28672 x 8192: 126, where 65 ran 128
-//    (_scaled_mm 127). So 96 is the candidate for 17-64 tokens where its tiles make one wave
-//    that fills most SMs (N = 28672), not shipped yet: the bench of record has 92 there.
+//    (_scaled_mm 127). At 24 and 48 tokens (call 6) 96 ran 180 and 353 at 28672 x 8192, where
+//    the picks ran 137 (41) and 321 (92), _scaled_mm 186 and 363. So 96 is the candidate for
+//    17-64 tokens where its tiles make one wave that fills most SMs (N = 28672), not shipped
+//    yet: the bench of record has 92 there.
 using Config96 = Fp8GemmConfig<Shape<_256, _64, _128>, Shape<_1, _1, _1>, CooperativeTwoTemps,
                                epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, true>;
 using Config97 = Fp8GemmConfig<Shape<_256, _64, _128>, Shape<_4, _1, _1>, CooperativeTwoTemps,
@@ -1365,12 +1367,15 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
     return weight_tiles <= 3 * sms ? 64 : 65;
   }
   // 17-64 tokens: 41; where its tiles are more than twice the SMs (N = 28672: 448 tiles, 3.39 a
-  // CTA, the last round 39% full), 92, as 64 and 65 for fewer tokens. H200, beside
-  // torch._scaled_mm (h200_session33, calls 2 and 5): 64 x 28672 x 8192 at 468 TFLOP/s, twice,
-  // where 41 ran 433 and 456 (_scaled_mm 479, 483); in the bench of record (call 3) 0.956x, where
-  // 41 ran 0.932x in the one before. 92 was faster at 64 x 14336 x 4096 too (429 and 425 against
-  // 407 and 406), where 41 already runs 1.05-1.07x; not picked there before a bench has it.
-  if (m <= 64) return weight_tiles > 2 * sms ? 92 : 41;
+  // CTA, the last round 39% full) and the tokens more than 32, 92, as 64 and 65 for fewer tokens.
+  // H200, beside torch._scaled_mm (h200_session33, calls 2, 5 and 6): 64 x 28672 x 8192 at 468
+  // TFLOP/s, twice, where 41 ran 433 and 456 (_scaled_mm 479, 483); in the bench of record
+  // (call 3) 0.956x, where 41 ran 0.932x in the one before; at M = 48 321 against 41's 316
+  // (363), at M = 24 127 against 137 (186). 92 was faster at 64 x 14336 x 4096 too (429 and 425
+  // against 407 and 406), where 41 already runs 1.05-1.07x; not picked there before a bench has
+  // it. Between the bench's M = 16 and 64 both are far behind _scaled_mm (M = 24: 0.68-0.86x at
+  // the six weights, call 6): benchmarks/README.md, "Still to run".
+  if (m <= 64) return weight_tiles > 2 * sms && m > 32 ? 92 : 41;
   if (m <= 128) {
     // 41's 64-token tiles where they make one wave (N = 4096: 128 tiles; 1.05x and 1.01x at
     // K = 4096 and 14336, where 22 and 2 ran 0.89x and 0.85x). Otherwise one 128-token tile a
