@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Thirty-third H200 session, call 6 (fresh machine, the session's last device time): 92 (picked at
+# Thirty-third H200 session, call 6 (fresh machine): 92 (picked at
 # M = 17-64 where 41's tiles are more than twice the SMs, measured only at M = 64 so far) and 96
 # (sweep build 17) beside 41 and torch._scaled_mm at M = 24 and 48, 0.1 s a timing.
 set -uo pipefail
