@@ -78,8 +78,8 @@ def sweep_configs(m):
     (build 9) and neighbours where the weight's bytes decide (M <= 128: swap-AB, stream-K and
     split-K variants, the cluster candidates 31-32 and 46-47, the two-temporaries candidates 40,
     42 and 45, build 13's stream-K ones 60-62, 63-65 at M <= 64, the batched split-K kernels
-    86-91); the promotion,
-    stream-K, swizzle and ping-pong variants of the big tiles where the FLOPs do (51-53: 30
+    86-91, 92, and build 17's 256-row tiles 96-98 at M <= 64); the promotion, stream-K, swizzle
+    and ping-pong variants of the big tiles where the FLOPs do (51-53: 30
     promoting every 512, 1024, 2048 of K; 58 stream-K forced), beside the picks 29, 36, 53 and
     59, sweep build 6's 37-39, 11's 49-50 and 12's 57, and 53 and 36 with their tiles walked in
     other orders (66-75: swizzle 2, 4, 8; down M; along N), 53 promoting every 4096 of K (76),

@@ -55,7 +55,7 @@
 // sweep in benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels
 // (10-20, 29, 30, 51-53 and 66-76: no extra kernel, in the shipped build; 12-14 in kernel 1's
 // build, 16 in 8's, 24-28 in 9's; 58 and 59 are one kernel, shipped), and kernels built only
-// with KL_FP8_GEMM_SWEEP = 1 to 16 (one library each, compiled side by side):
+// with KL_FP8_GEMM_SWEEP = 1 to 17 (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
@@ -924,10 +924,11 @@ namespace epi = cutlass::epilogue;
 template <class TileShape, class ClusterShape, class Scheduler, bool kSwapAB>
 using Cooperative = Fp8GemmConfig<TileShape, ClusterShape, gemm::KernelTmaWarpSpecializedCooperative,
                                   epi::TmaWarpSpecializedCooperative, Scheduler, kSwapAB>;
-// Cooperative with two promotion temporaries (TwoTempsMainloop), persistent unless said.
-template <class TileShape, class ClusterShape, class Scheduler = gemm::PersistentScheduler>
+// Cooperative with two promotion temporaries (TwoTempsMainloop), persistent and unswapped unless
+// said.
+template <class TileShape, class ClusterShape, class Scheduler = gemm::PersistentScheduler, bool kSwapAB = false>
 using TwoTemps = Fp8GemmConfig<TileShape, ClusterShape, CooperativeTwoTemps, epi::TmaWarpSpecializedCooperative,
-                               Scheduler, false>;
+                               Scheduler, kSwapAB>;
 // Ping-pong runs only the persistent scheduler; one CTA a cluster unless said; CUTLASS's mainloop
 // unless Schedule is PingpongTwoTemps.
 template <class TileShape, bool kSwapAB, class ClusterShape = Shape<_1, _1, _1>,
@@ -1103,8 +1104,7 @@ using Config57 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>, StreamK>;
 //    (_scaled_mm 60.1), 61 and 62 75.3 and 75.0 at M = 128 against 48's 68.8 (66.5); at 4096 x
 //    4096 60-62 took 13.5-18.9 us against the picks' 6.9-8.5: the price is paid at every shape.
 template <class TileShape>
-using DecodeStreamK = Fp8GemmConfig<TileShape, Shape<_1, _1, _1>, CooperativeTwoTemps,
-                                    epi::TmaWarpSpecializedCooperative, StreamK, true>;
+using DecodeStreamK = TwoTemps<TileShape, Shape<_1, _1, _1>, StreamK, true>;
 using Config60 = DecodeStreamK<Shape<_128, _16, _128>>;
 using Config61 = DecodeStreamK<Shape<_128, _64, _128>>;
 using Config62 = DecodeStreamK<Shape<_128, _128, _128>>;
@@ -1184,12 +1184,9 @@ using Config90 = SplitK<Shape<_64, _16, _128>>;
 //    the picks ran 137 (41) and 321 (92), _scaled_mm 186 and 363. So 96 is the candidate for
 //    17-64 tokens where its tiles make one wave that fills most SMs (N = 28672), not shipped
 //    yet: the bench of record has 92 there.
-using Config96 = Fp8GemmConfig<Shape<_256, _64, _128>, Shape<_1, _1, _1>, CooperativeTwoTemps,
-                               epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, true>;
-using Config97 = Fp8GemmConfig<Shape<_256, _64, _128>, Shape<_4, _1, _1>, CooperativeTwoTemps,
-                               epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, true>;
-using Config98 = Fp8GemmConfig<Shape<_256, _16, _128>, Shape<_1, _1, _1>, CooperativeTwoTemps,
-                               epi::TmaWarpSpecializedCooperative, gemm::PersistentScheduler, true>;
+using Config96 = TwoTemps<Shape<_256, _64, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
+using Config97 = TwoTemps<Shape<_256, _64, _128>, Shape<_4, _1, _1>, gemm::PersistentScheduler, true>;
+using Config98 = TwoTemps<Shape<_256, _16, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
