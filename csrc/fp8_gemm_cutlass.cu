@@ -455,9 +455,9 @@ constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 constexpr int kBuild = 0;
 #endif
 constexpr const char* const kBuildConfigs[] = {
-    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41, 43, 44, 48, 51-53, 58, 59, 64-76, 81, 82, 92",
-    "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40 and 42", "45",
-    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "86-91", "96-98",
+    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41-44, 48, 51-53, 58, 59, 64-76, 81, 82, 92, 96",
+    "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40", "45",
+    "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "86-91", "97 and 98",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
               "KL_FP8_GEMM_SWEEP must be 1 to 17");
@@ -975,6 +975,14 @@ using Config65 = OneConsumer<Shape<_128, _16, _128>, 5, 2>;
 //    one CTA a tile, 2 an SM at once with 6 stages (103 registers a thread, no spills; with 3 an
 //    SM, 85 registers, the two temporaries spill; 64x128 and 128x64 tiles spill at 2 an SM).
 using Config92 = OneConsumer<Shape<_64, _64, _128>, 6, 2>;
+// 42. 41 with 32-token tiles, for 17-32 tokens: half the token box of 41, which is mostly zero
+//    fill below 33 tokens.
+using Config42 = PingPong<Shape<_64, _32, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+// 96. Decode in one wave of 256-row tiles where those fill most SMs (N = 28672: 112 tiles for
+//    132 SMs), as cuBLASLt's kernel at 64 x 28672 x 8192 (256x64 tiles, cooperative;
+//    benchmarks/h200_session33, call 4): swap-AB, cooperative, two temporaries; each consumer
+//    warpgroup holds 128 weight rows (64 + 2 x 64 registers a thread at 64 tokens).
+using Config96 = TwoTemps<Shape<_256, _64, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
 // 81. Kernel 4's tile and cluster where K <= 4096, with the ping-pong schedule and no promotion
 //    (fast accumulation, inside bf16's rounding at such K: see Accuracy). Each consumer warpgroup
 //    owns a whole 128x192 tile (192 fp32 accumulators a thread, room for no temporary), the two
@@ -1032,9 +1040,9 @@ using Config35 = PingPong<Shape<_128, _96, _128>, false, Shape<_2, _1, _1>>;
 using Config37 = TwoTemps<Shape<_128, _128, _128>, Shape<_1, _2, _1>>;
 using Config38 = Cooperative<Shape<_128, _128, _128>, Shape<_2, _1, _1>, gemm::PersistentScheduler, false>;
 #elif KL_FP8_GEMM_SWEEP == 7
-// 40, 42. The two-temporaries mainloop on the M <= 128 picks 23 and 33 of build 9 (see the top).
+// 40. The two-temporaries mainloop on the M <= 128 pick 23 of build 9 (see the top); 42, the same
+//    on 33, is in the shipped build.
 using Config40 = TwoTemps<Shape<_128, _64, _128>, Shape<_1, _2, _1>>;
-using Config42 = PingPong<Shape<_64, _32, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 #elif KL_FP8_GEMM_SWEEP == 8
 // 45. 3's 128x128 stream-K tile (15 at M = 128, N >= 14336) with two temporaries.
 using Config45 = TwoTemps<Shape<_128, _128, _128>, Shape<_1, _1, _1>, StreamK>;
@@ -1184,7 +1192,6 @@ using Config90 = SplitK<Shape<_64, _16, _128>>;
 //    the picks ran 137 (41) and 321 (92), _scaled_mm 186 and 363. So 96 is the candidate for
 //    17-64 tokens where its tiles make one wave that fills most SMs (N = 28672), not shipped
 //    yet: the bench of record has 92 there.
-using Config96 = TwoTemps<Shape<_256, _64, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
 using Config97 = TwoTemps<Shape<_256, _64, _128>, Shape<_4, _1, _1>, gemm::PersistentScheduler, true>;
 using Config98 = TwoTemps<Shape<_256, _16, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
 #endif
@@ -1218,6 +1225,8 @@ auto with_config(int config, F&& f) {
     case 64: return f(Config64{}, dependent_launch());
     case 65: return f(Config65{}, dependent_launch());
     case 92: return f(Config92{}, dependent_launch());
+    case 42: return f(Config42{}, dependent_launch());
+    case 96: return f(Config96{}, dependent_launch());
     case 81: return f(Config81{}, dependent_launch());
     case 82: return f(Config82{}, dependent_launch());
     // The large-M picks with the tiles walked in another order (L2 reuse of a and b).
@@ -1266,7 +1275,6 @@ auto with_config(int config, F&& f) {
     case 39: return f(Config38{}, dependent_launch(promote(8)));
 #elif KL_FP8_GEMM_SWEEP == 7
     case 40: return f(Config40{}, dependent_launch());
-    case 42: return f(Config42{}, dependent_launch());
 #elif KL_FP8_GEMM_SWEEP == 8
     case 45: return f(Config45{}, dependent_launch());
 #elif KL_FP8_GEMM_SWEEP == 9
@@ -1307,7 +1315,6 @@ auto with_config(int config, F&& f) {
     case 90: return f(Config90{}, dependent_launch(split_k(2)));
     case 91: return f(Config90{}, dependent_launch(split_k(4)));
 #elif KL_FP8_GEMM_SWEEP == 17
-    case 96: return f(Config96{}, dependent_launch());
     case 97: return f(Config97{}, dependent_launch());
     case 98: return f(Config98{}, dependent_launch());
 #endif
@@ -1372,7 +1379,12 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // against 407 and 406), where 41 already runs 1.05-1.07x; not picked there before a bench has
   // it. Between the bench's M = 16 and 64 both are far behind _scaled_mm (M = 24: 0.68-0.86x at
   // the six weights, call 6): benchmarks/README.md, "Still to run".
-  if (m <= 64) return weight_tiles > 2 * sms && m > 32 ? 92 : 41;
+  if (m <= 64) {
+    const int64_t tiles256 = kl_cdiv<int64_t>(n, 256);
+    if (tiles256 <= sms && 4 * tiles256 >= 3 * sms) return 96;
+    if (m <= 32) return 42;
+    return weight_tiles > sms ? 92 : 41;
+  }
   if (m <= 128) {
     // 41's 64-token tiles where they make one wave (N = 4096: 128 tiles; 1.05x and 1.01x at
     // K = 4096 and 14336, where 22 and 2 ran 0.89x and 0.85x). Otherwise one 128-token tile a
