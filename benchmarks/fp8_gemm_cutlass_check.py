@@ -5,21 +5,21 @@ against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/7
         [--configs 36,53] [--ms 1,16,...]
 
 Eighteen libraries are built side by side, each by its own process (nvcc compiles one file on one
-core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 3, 4, 36, 41, 43,
-44, 48, 58, 64, 65, 81, 82 and 92 and their run-time variants, among them the thirteen the dispatch
-picks from: 29 and 53 (kernels 3 and 4 promoting every 256 and 2048 of K), 36, 41, 43, 44, 48, 59
-(58 under stream-K's heuristic), 64, 65, 81 and 82 (4's and 36's tiles with the ping-pong schedule
-and no promotion, at K <= 4096) and 92 (41's tile on 64's kernel), each launched with programmatic
-dependent launch) and the same file with KL_FP8_GEMM_SWEEP = 1 to 17: kernels 5-6, 7-8 with 16, 9, 1
+core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 3, 4, 36, 41-44,
+48, 58, 64, 65, 81, 82, 92 and 96 and their run-time variants, among them the fifteen the dispatch
+picks from: 29 and 53 (kernels 3 and 4 promoting every 256 and 2048 of K), 36, 41-44, 48, 59 (58
+under stream-K's heuristic), 64, 65, 81 and 82 (4's and 36's tiles with the ping-pong schedule and
+no promotion, at K <= 4096), 92 (41's tile on 64's kernel) and 96 (256-row decode tiles), each
+launched with programmatic dependent launch) and the same file with KL_FP8_GEMM_SWEEP = 1 to 17: kernels 5-6, 7-8 with 16, 9, 1
 with 12-14, the decode candidates 31-32 with the large-M ping-pong candidates 34-35, 37-39 (36 with
-the cluster across N, and 36's tile with CUTLASS's mainloop), 40 and 42 (the earlier picks 23 and 33
-with the two-temporaries mainloop), 45 (3's stream-K tile with it), the earlier decode picks 2,
+the cluster across N, and 36's tile with CUTLASS's mainloop), 40 (the earlier pick 23 with the
+two-temporaries mainloop), 45 (3's stream-K tile with it), the earlier decode picks 2,
 21-23 and 33 with their variants 24-28, 46-47 (44 and 41 with the token tile multicast across a 2x1
 cluster), 49-50 (128x144 tiles at large M), 57 (36 with stream-K splitting its last waves), 60-62
 (decode: swap-AB 128-row tiles under stream-K with the two-temporaries mainloop) and 63 (decode: one
 CTA a tile, four on an SM at once; 64 and 65, shipped, three and two), 77-80 (kernel 4's epilogue in
 other pieces, with its control), 86-91 (the decode tiles with K split into 2 or 4 batches, fp32
-partials summed by a second kernel), 96-98 (decode in one wave of 256-row tiles). The file's header
+partials summed by a second kernel), 97-98 (96 in a 4x1 cluster, 256x16 tiles). The file's header
 says what each configuration tests and why. Every configuration is checked against float64 before
 anything is timed. Columns: TFLOP/s; "w%" = the weight's bytes (N x K) per second as a share of this
 run's device-to-device copy bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the
@@ -65,7 +65,7 @@ BUILDS = {0: [3, 4, 10, 11, 15, 17, 18, 19, 20, 29, 30, 36, 41, 42, 43, 44, 48, 
           6: [37, 38, 39], 7: [40], 8: [45], 9: [2, 21, 22, 23, 24, 25, 26, 27, 28, 33],
           10: [46, 47], 11: [49, 50], 12: [57], 13: [60, 61, 62], 14: [63], 15: [77, 78, 79, 80],
           16: [86, 87, 88, 89, 90, 91], 17: [97, 98]}
-# What the dispatch picks from (build 0's thirteen kernels).
+# What the dispatch picks from (build 0's fifteen kernels).
 SHIPPED_PICKS = (29, 36, 41, 42, 43, 44, 48, 53, 59, 64, 65, 81, 82, 92, 96)
 # No fp32 promotion, K past 4096 in the check: the error is reported (marked *), not judged. 81 and
 # 82, picks at K <= 4096, are judged like the rest.
@@ -78,7 +78,7 @@ def sweep_configs(m):
     (build 9) and neighbours where the weight's bytes decide (M <= 128: swap-AB, stream-K and
     split-K variants, the cluster candidates 31-32 and 46-47, the two-temporaries candidates 40,
     42 and 45, build 13's stream-K ones 60-62, 63-65 at M <= 64, the batched split-K kernels
-    86-91, 92, and build 17's 256-row tiles 96-98 at M <= 64); the promotion, stream-K, swizzle
+    86-91, 92, and the 256-row tiles 96-98 at M <= 64); the promotion, stream-K, swizzle
     and ping-pong variants of the big tiles where the FLOPs do (51-53: 30
     promoting every 512, 1024, 2048 of K; 58 stream-K forced), beside the picks 29, 36, 53 and
     59, sweep build 6's 37-39, 11's 49-50 and 12's 57, and 53 and 36 with their tiles walked in
@@ -349,8 +349,8 @@ def main():
     ap.add_argument("--json", help="write the checks and timings here")
     ap.add_argument("--no-sweep", action="store_true", help="only the shipped configurations (one build)")
     ap.add_argument("--shipped-build", action="store_true",
-                    help="sweep only the configurations of the shipped build (3, 4, 36, 41, 43, 44, 48, 58, 64, "
-                         "65, 81, 82 and 92 and the run-time variants of 3, 4 and 58, 29, 30, 51-53 and 59 "
+                    help="sweep only the configurations of the shipped build (3, 4, 36, 41-44, 48, 58, 64, "
+                         "65, 81, 82, 92 and 96 and the run-time variants of 3, 4 and 58, 29, 30, 51-53 and 59 "
                          "among them: one build instead of eighteen)")
     ap.add_argument("--builds", help="comma-separated builds to sweep (0 = the file as shipped, n = "
                                      "KL_FP8_GEMM_SWEEP=n; default: all)")

@@ -27,16 +27,21 @@
 //     run 0.97-1.00x (benchmarks/h200_session31, call 3).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 29, 36, 41, 43, 44, 48, 53, 59, 64, 65, 81, 82 and 92 by the shape, each launched with
+// from 29, 36, 41-44, 48, 53, 59, 64, 65, 81, 82, 92 and 96 by the shape, each launched with
 // programmatic dependent launch; 29 and 53 are kernels 3 and 4 promoted every 256 and 2048 of K,
-// see below, and 59 is 53's tile under stream-K; 36, 41-48, 64, 65 and 92 promote from two
+// see below, and 59 is 53's tile under stream-K; 36, 41-48, 64, 65, 92 and 96 promote from two
 // temporaries, see TwoTempsMainloop; 81 and 82 do not promote, see Accuracy):
 //   43 swap-AB 64x16x128    ping-pong    persistent               M <= 16, N / 64 <= SMs
 //   64 swap-AB 64x16x128    one consumer, not persistent, 3 an SM M <= 16, SMs < N / 64 <= 3 SMs
 //   65 swap-AB 128x16x128   one consumer, not persistent, 2 an SM M <= 16, more weight rows
-//   41 swap-AB 64x64x128    ping-pong    persistent               M <= 64; M <= 128 where its
-//                                                                 tiles make one wave
-//   92 swap-AB 64x64x128    one consumer, not persistent, 2 an SM 32 < M <= 64, N / 64 > 2 SMs
+//   96 swap-AB 256x64x128   cooperative  persistent               16 < M <= 64, where its tiles
+//                                                                 make one wave over 3/4 of the
+//                                                                 SMs or more
+//   42 swap-AB 64x32x128    ping-pong    persistent               16 < M <= 32, other weights
+//   41 swap-AB 64x64x128    ping-pong    persistent               32 < M <= 64, N / 64 <= SMs;
+//                                                                 M <= 128 where its tiles make
+//                                                                 one wave
+//   92 swap-AB 64x64x128    one consumer, not persistent, 2 an SM 32 < M <= 64, N / 64 > SMs
 //   44 swap-AB 64x128x128   ping-pong    persistent               M <= 128, one wave of its tiles
 //   48 swap-AB 64x128x128   ping-pong    cluster 4x1, persistent  M <= 128, more tiles
 //   3          128x128x128  cooperative  stream-K                 M > 128 with under half a wave
@@ -51,7 +56,7 @@
 //                                                                 tiles fill the last round better
 //   82         128x128x128  ping-pong    cluster 2x1, persistent  the same, where 82's do
 //   (36, 58 and 4 take the shapes M > 128 that 81 and 82 do not.)
-// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these thirteen. The
+// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these fifteen. The
 // sweep in benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels
 // (10-20, 29, 30, 51-53 and 66-76: no extra kernel, in the shipped build; 12-14 in kernel 1's
 // build, 16 in 8's, 24-28 in 9's; 58 and 59 are one kernel, shipped), and kernels built only
@@ -95,7 +100,7 @@
 //   39 = 38, promoted every 256 of K                                                          [6]
 //   40         128x64x128   cooperative  cluster 1x2, as 23 with two temporaries, dep. launch [7]
 //   41 swap-AB 64x64x128    ping-pong    as 22 with two temporaries, dependent launch (a pick)
-//   42 swap-AB 64x32x128    ping-pong    as 33 with two temporaries, dependent launch         [7]
+//   42 swap-AB 64x32x128    ping-pong    as 33 with two temporaries, dependent launch (a pick)
 //   43 swap-AB 64x16x128    ping-pong    as 21 with two temporaries, dependent launch (a pick)
 //   44 swap-AB 64x128x128   ping-pong    two temporaries, dependent launch (a pick)
 //   45         128x128x128  cooperative  stream-K, as 3 with two temporaries, dep. launch      [8]
@@ -130,7 +135,8 @@
 //                persistent, two temporaries, K split into 2 (86, 88, 90) or 4 (87, 89, 91)
 //                batches, fp32 partials summed by a second kernel, dependent launch (SplitK) [16]
 //   96-98 swap-AB 256x64x128, the same in a 4x1 cluster, 256x16x128  cooperative  persistent,
-//                two temporaries, dependent launch (decode at N = 28672 in one wave)        [17]
+//                two temporaries, dependent launch (decode at N = 28672 in one wave; 96 a
+//                pick, 97 and 98 in [17])
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -444,7 +450,7 @@ const char* const kConfigNames[kNumConfigs] = {
     "98 swapAB 256x16x128 coop two temporaries dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
-// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 16. 54-56 (36 adding its
+// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 17. 54-56 (36 adding its
 // temporaries every 2, 4 and 16 k-tiles; benchmarks/h200_session22, call 2) were within 1% of 36
 // and are gone; 83-85 name a decode kernel without CUTLASS that was measured and set aside
 // (benchmarks/h200_session32, call 1); their numbers stay unused so the committed results keep
@@ -975,13 +981,18 @@ using Config65 = OneConsumer<Shape<_128, _16, _128>, 5, 2>;
 //    one CTA a tile, 2 an SM at once with 6 stages (103 registers a thread, no spills; with 3 an
 //    SM, 85 registers, the two temporaries spill; 64x128 and 128x64 tiles spill at 2 an SM).
 using Config92 = OneConsumer<Shape<_64, _64, _128>, 6, 2>;
-// 42. 41 with 32-token tiles, for 17-32 tokens: half the token box of 41, which is mostly zero
-//    fill below 33 tokens.
+// 42. 41 with 32-token tiles, for 17-32 tokens, where 41's 64-token box is half zero fill or
+//    more: beside torch._scaled_mm at 17, 24 and 32 tokens on the six Llama weights 1.02x (the
+//    geometric mean at each M), where 41 ran 0.76-0.85x (benchmarks/h200_session34, call 1).
 using Config42 = PingPong<Shape<_64, _32, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 // 96. Decode in one wave of 256-row tiles where those fill most SMs (N = 28672: 112 tiles for
 //    132 SMs), as cuBLASLt's kernel at 64 x 28672 x 8192 (256x64 tiles, cooperative;
 //    benchmarks/h200_session33, call 4): swap-AB, cooperative, two temporaries; each consumer
-//    warpgroup holds 128 weight rows (64 + 2 x 64 registers a thread at 64 tokens).
+//    warpgroup holds 128 weight rows (64 + 2 x 64 registers a thread at 64 tokens). Measured
+//    in sweep build 17 (h200_session33, calls 5 and 6) and shipped in h200_session34, call 1:
+//    at 28672 x 8192 it runs level with _scaled_mm from 17 to 64 tokens (0.93-1.03x), where
+//    41's 64-row tiles (448 of them, 3.4 a CTA) ran 0.73-0.96x; far behind at the other weights,
+//    whose 256-row tiles fill under half the SMs.
 using Config96 = TwoTemps<Shape<_256, _64, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
 // 81. Kernel 4's tile and cluster where K <= 4096, with the ping-pong schedule and no promotion
 //    (fast accumulation, inside bf16's rounding at such K: see Accuracy). Each consumer warpgroup
@@ -1189,9 +1200,9 @@ using Config90 = SplitK<Shape<_64, _16, _128>>;
 //    488 and 97 485, where the pick 92 ran 468, 41 456 and _scaled_mm 483; far behind at the
 //    other weights (fewer than 112 tiles). 98 at 16 x 28672 x 8192: 126, where 65 ran 128
 //    (_scaled_mm 127). At 24 and 48 tokens (call 6) 96 ran 180 and 353 at 28672 x 8192, where
-//    the picks ran 137 (41) and 321 (92), _scaled_mm 186 and 363. So 96 is the candidate for
-//    17-64 tokens where its tiles make one wave that fills most SMs (N = 28672), not shipped
-//    yet: the bench of record has 92 there.
+//    the picks ran 137 (41) and 321 (92), _scaled_mm 186 and 363. So 96 became the pick for
+//    17-64 tokens where its tiles make one wave that fills most SMs (N = 28672), and moved to the
+//    shipped build (above; h200_session34); 97 and 98 stay here.
 using Config97 = TwoTemps<Shape<_256, _64, _128>, Shape<_4, _1, _1>, gemm::PersistentScheduler, true>;
 using Config98 = TwoTemps<Shape<_256, _16, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
 #endif
@@ -1370,15 +1381,20 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
     if (weight_tiles <= sms) return 43;
     return weight_tiles <= 3 * sms ? 64 : 65;
   }
-  // 17-64 tokens: 41; where its tiles are more than twice the SMs (N = 28672: 448 tiles, 3.39 a
-  // CTA, the last round 39% full) and the tokens more than 32, 92, as 64 and 65 for fewer tokens.
-  // H200, beside torch._scaled_mm (h200_session33, calls 2, 5 and 6): 64 x 28672 x 8192 at 468
-  // TFLOP/s, twice, where 41 ran 433 and 456 (_scaled_mm 479, 483); in the bench of record
-  // (call 3) 0.956x, where 41 ran 0.932x in the one before; at M = 48 321 against 41's 316
-  // (363), at M = 24 127 against 137 (186). 92 was faster at 64 x 14336 x 4096 too (429 and 425
-  // against 407 and 406), where 41 already runs 1.05-1.07x; not picked there before a bench has
-  // it. Between the bench's M = 16 and 64 both are far behind _scaled_mm (M = 24: 0.68-0.86x at
-  // the six weights, call 6): benchmarks/README.md, "Still to run".
+  // 17-64 tokens. H200, beside torch._scaled_mm at M = 17, 24, 32, 40, 48, 56 and 64 on the six
+  // Llama weights, 0.2 s a timing (benchmarks/h200_session34, call 1; the picks' geometric means
+  // 1.02, 1.02, 1.03, 0.93, 1.00, 1.03 and 1.04x):
+  //  - 96 where its 256-row tiles make one wave over 3/4 of the SMs or more (N = 28672: 112
+  //    tiles): 0.93-1.03x at 28672 x 8192, where 41's 448 tiles (3.4 a persistent CTA, the last
+  //    round part full) ran 0.73-0.96x and 92 0.67-0.99x.
+  //  - 17-32 tokens: 42's 32-token tiles, 0.97-1.13x; 41's 64-token box is half zero fill or
+  //    more there, and 41 ran 0.66-0.90x.
+  //  - 33-64 tokens: 92 where 41's tiles outnumber the SMs (N = 14336: 224), one CTA a tile, 2
+  //    an SM, as 64 and 65 at M <= 16: 0.92-1.11x, where 41 ran 0.94-1.05x; else 41,
+  //    0.91-1.09x. At 40 tokens the picks are behind at all six weights (0.91-0.97x): 41's box
+  //    is 3/8 zero fill, and 42 needs two token tiles.
+  // Earlier (h200_session33, call 6): 41 at M = 24 ran 0.68-0.86x, where these picks now run
+  // 0.93-1.13x.
   if (m <= 64) {
     const int64_t tiles256 = kl_cdiv<int64_t>(n, 256);
     if (tiles256 <= sms && 4 * tiles256 >= 3 * sms) return 96;
@@ -1390,7 +1406,9 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
     // K = 4096 and 14336, where 22 and 2 ran 0.89x and 0.85x). Otherwise one 128-token tile a
     // CTA: 44 where those make one wave (N = 8192: 0.93-1.00x, where 23 ran 0.88-0.93x), and
     // past that 48, whose 4x1 cluster reads each token tile from L2 once for four CTAs (N = 14336
-    // and 28672: 1.02x and 0.97x, where 44 ran 0.99x and 15, the pick before, 0.94x).
+    // and 28672: 1.02x and 0.97x, where 44 ran 0.99x and 15, the pick before, 0.94x). Between
+    // 64 and 128 tokens these tiles are part zero fill: at M = 96 the picks ran 0.64-0.93x
+    // (h200_session34, call 1), not yet worked on.
     if (weight_tiles * kl_cdiv<int64_t>(m, 64) <= sms) return 41;
     return weight_tiles <= sms ? 44 : 48;
   }
