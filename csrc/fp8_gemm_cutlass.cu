@@ -1359,7 +1359,7 @@ extern "C" const char* fp8_gemm_cutlass_config_name(int config) {
 
 namespace {
 
-// The configuration for the shape. 36, 41, 43, 44, 48, 64, 65, 81, 82 and 92 have dependent
+// The configuration for the shape. 36, 41-44, 48, 64, 65, 81, 82, 92 and 96 have dependent
 // launch already; 29 and 53 are kernels 3 and 4 launched with it.
 int pick_config(int64_t m, int64_t n, int64_t k) {
   // M <= 128: the weight's bytes decide the time (see the top): swap-AB tiles of 64 weight rows,
