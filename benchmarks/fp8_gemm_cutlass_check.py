@@ -4,13 +4,13 @@ against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/7
     python benchmarks/fp8_gemm_cutlass_check.py [--json PATH] [--no-sweep | --shipped-build | --builds 0,4]
         [--configs 36,53] [--ms 1,16,...]
 
-Eighteen libraries are built side by side, each by its own process (nvcc compiles one file on one
+Nineteen libraries are built side by side, each by its own process (nvcc compiles one file on one
 core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 3, 4, 36, 41-44,
 48, 58, 64, 65, 81, 82, 92 and 96 and their run-time variants, among them the fifteen the dispatch
 picks from: 29 and 53 (kernels 3 and 4 promoting every 256 and 2048 of K), 36, 41-44, 48, 59 (58
 under stream-K's heuristic), 64, 65, 81 and 82 (4's and 36's tiles with the ping-pong schedule and
 no promotion, at K <= 4096), 92 (41's tile on 64's kernel) and 96 (256-row decode tiles), each
-launched with programmatic dependent launch) and the same file with KL_FP8_GEMM_SWEEP = 1 to 17: kernels 5-6, 7-8 with 16, 9, 1
+launched with programmatic dependent launch) and the same file with KL_FP8_GEMM_SWEEP = 1 to 18: kernels 5-6, 7-8 with 16, 9, 1
 with 12-14, the decode candidates 31-32 with the large-M ping-pong candidates 34-35, 37-39 (36 with
 the cluster across N, and 36's tile with CUTLASS's mainloop), 40 (the earlier pick 23 with the
 two-temporaries mainloop), 45 (3's stream-K tile with it), the earlier decode picks 2,
@@ -19,7 +19,9 @@ cluster), 49-50 (128x144 tiles at large M), 57 (36 with stream-K splitting its l
 (decode: swap-AB 128-row tiles under stream-K with the two-temporaries mainloop) and 63 (decode: one
 CTA a tile, four on an SM at once; 64 and 65, shipped, three and two), 77-80 (kernel 4's epilogue in
 other pieces, with its control), 86-91 (the decode tiles with K split into 2 or 4 batches, fp32
-partials summed by a second kernel), 97-98 (96 in a 4x1 cluster, 256x16 tiles). The file's header
+partials summed by a second kernel), 97-98 (96 in a 4x1 cluster, 256x16 tiles), 99-102 (M = 128:
+128x64 swap-AB tiles with and without a 1x2 cluster; 65-96 tokens: 44's and 48's kernels with 96-token
+tiles). The file's header
 says what each configuration tests and why. Every configuration is checked against float64 before
 anything is timed. Columns: TFLOP/s; "w%" = the weight's bytes (N x K) per second as a share of this
 run's device-to-device copy bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the
@@ -64,7 +66,7 @@ BUILDS = {0: [3, 4, 10, 11, 15, 17, 18, 19, 20, 29, 30, 36, 41, 42, 43, 44, 48, 
           2: [7, 8, 16], 3: [9], 4: [1, 12, 13, 14], 5: [31, 32, 34, 35],
           6: [37, 38, 39], 7: [40], 8: [45], 9: [2, 21, 22, 23, 24, 25, 26, 27, 28, 33],
           10: [46, 47], 11: [49, 50], 12: [57], 13: [60, 61, 62], 14: [63], 15: [77, 78, 79, 80],
-          16: [86, 87, 88, 89, 90, 91], 17: [97, 98]}
+          16: [86, 87, 88, 89, 90, 91], 17: [97, 98], 18: [99, 100, 101, 102]}
 # What the dispatch picks from (build 0's fifteen kernels).
 SHIPPED_PICKS = (29, 36, 41, 42, 43, 44, 48, 53, 59, 64, 65, 81, 82, 92, 96)
 # No fp32 promotion, K past 4096 in the check: the error is reported (marked *), not judged. 81 and
@@ -89,7 +91,7 @@ def sweep_configs(m):
                 86, 87, 90, 91, 92, 96, 97, 98]
     if m <= 128:
         return [2, 3, 15, 4, 10, 5, 8, 23, 22, 27, 26, 28, 29, 31, 33, 40, 45, 46, 47, 61, 62, 48, 41, 44,
-                86, 87, 88, 89, 92]
+                86, 87, 88, 89, 92, 99, 100, 101, 102]
     return [3, 15, 19, 20, 4, 10, 17, 18, 11, 5, 8, 16, 9, 6, 29, 30, 51, 52, 53, 34, 35, 36, 37, 38, 39, 49, 50,
             57, 58, 59, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82]
 
@@ -351,7 +353,7 @@ def main():
     ap.add_argument("--shipped-build", action="store_true",
                     help="sweep only the configurations of the shipped build (3, 4, 36, 41-44, 48, 58, 64, "
                          "65, 81, 82, 92 and 96 and the run-time variants of 3, 4 and 58, 29, 30, 51-53 and 59 "
-                         "among them: one build instead of eighteen)")
+                         "among them: one build instead of nineteen)")
     ap.add_argument("--builds", help="comma-separated builds to sweep (0 = the file as shipped, n = "
                                      "KL_FP8_GEMM_SWEEP=n; default: all)")
     ap.add_argument("--configs", help="comma-separated configurations to check and time, of the builds "

@@ -60,7 +60,7 @@
 // sweep in benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels
 // (10-20, 29, 30, 51-53 and 66-76: no extra kernel, in the shipped build; 12-14 in kernel 1's
 // build, 16 in 8's, 24-28 in 9's; 58 and 59 are one kernel, shipped), and kernels built only
-// with KL_FP8_GEMM_SWEEP = 1 to 17 (one library each, compiled side by side):
+// with KL_FP8_GEMM_SWEEP = 1 to 18 (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
@@ -137,6 +137,11 @@
 //   96-98 swap-AB 256x64x128, the same in a 4x1 cluster, 256x16x128  cooperative  persistent,
 //                two temporaries, dependent launch (decode at N = 28672 in one wave; 96 a
 //                pick, 97 and 98 in [17])
+//   99, 100 swap-AB 128x64x128  cooperative  cluster 1x2 (the weight tile multicast to both
+//                token tiles), no cluster; persistent, two temporaries, dependent launch (M = 128
+//                at N = 8192 in one wave: cuBLASLt's tile there)                             [18]
+//   101, 102 swap-AB 64x96x128  ping-pong  no cluster, cluster 4x1; two temporaries, dependent
+//                launch (44 and 48 with 96-token tiles, for 65-96 tokens)                      [18]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -347,7 +352,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 99;  // 0 (auto) and configurations 1-98 (54-56 removed, 83-85 not here)
+constexpr int kNumConfigs = 103;  // 0 (auto) and configurations 1-102 (54-56 removed, 83-85 not here)
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -448,9 +453,13 @@ const char* const kConfigNames[kNumConfigs] = {
     "96 swapAB 256x64x128 coop two temporaries dependent launch",
     "97 swapAB 256x64x128 coop c4x1 two temporaries dependent launch",
     "98 swapAB 256x16x128 coop two temporaries dependent launch",
+    "99 swapAB 128x64x128 coop c1x2 two temporaries dependent launch",
+    "100 swapAB 128x64x128 coop two temporaries dependent launch",
+    "101 swapAB 64x96x128 pingpong two temporaries dependent launch",
+    "102 swapAB 64x96x128 pingpong c4x1 two temporaries dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
-// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 17. 54-56 (36 adding its
+// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 18. 54-56 (36 adding its
 // temporaries every 2, 4 and 16 k-tiles; benchmarks/h200_session22, call 2) were within 1% of 36
 // and are gone; 83-85 name a decode kernel without CUTLASS that was measured and set aside
 // (benchmarks/h200_session32, call 1); their numbers stay unused so the committed results keep
@@ -464,9 +473,10 @@ constexpr const char* const kBuildConfigs[] = {
     "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41-44, 48, 51-53, 58, 59, 64-76, 81, 82, 92, 96",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40", "45",
     "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "86-91", "97 and 98",
+    "99-102",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
-              "KL_FP8_GEMM_SWEEP must be 1 to 17");
+              "KL_FP8_GEMM_SWEEP must be 1 to 18");
 constexpr const char* kThisBuild = kBuildConfigs[kBuild];
 
 // One problem as the caller sees it (before any swap).
@@ -1205,6 +1215,21 @@ using Config90 = SplitK<Shape<_64, _16, _128>>;
 //    shipped build (above; h200_session34); 97 and 98 stay here.
 using Config97 = TwoTemps<Shape<_256, _64, _128>, Shape<_4, _1, _1>, gemm::PersistentScheduler, true>;
 using Config98 = TwoTemps<Shape<_256, _16, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
+#elif KL_FP8_GEMM_SWEEP == 18
+// 99, 100. M = 128 where the weight has N / 128 <= SMs / 2 row tiles (N = 8192): cuBLASLt runs
+//    128x64 tiles (128 weight rows by 64 tokens, as torch hands it the transposed product) with
+//    8 stages in a 1x2 cluster there (benchmarks/h200_session33, call 4): 64 weight tiles by 2
+//    token tiles, one wave of 128 CTAs, the two CTAs of a cluster sharing one weight tile by
+//    multicast, so each weight byte leaves L2 once. 44, the pick, runs 128 CTAs of 64 weight rows
+//    by all 128 tokens: the same bytes from L2, but 128 tokens of accumulators a warpgroup. 100 is
+//    99 without the cluster (its control).
+using Config99 = TwoTemps<Shape<_128, _64, _128>, Shape<_1, _2, _1>, gemm::PersistentScheduler, true>;
+using Config100 = TwoTemps<Shape<_128, _64, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
+// 101, 102. 65-96 tokens: 44 and 48 (128-token tiles) are a quarter zero fill or more there
+//    (at M = 96 the picks ran 0.64-0.93x torch._scaled_mm, h200_session34, call 1). The same
+//    kernels with 96-token tiles (wgmma takes N = 96).
+using Config101 = PingPong<Shape<_64, _96, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+using Config102 = PingPong<Shape<_64, _96, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -1328,6 +1353,11 @@ auto with_config(int config, F&& f) {
 #elif KL_FP8_GEMM_SWEEP == 17
     case 97: return f(Config97{}, dependent_launch());
     case 98: return f(Config98{}, dependent_launch());
+#elif KL_FP8_GEMM_SWEEP == 18
+    case 99: return f(Config99{}, dependent_launch());
+    case 100: return f(Config100{}, dependent_launch());
+    case 101: return f(Config101{}, dependent_launch());
+    case 102: return f(Config102{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
