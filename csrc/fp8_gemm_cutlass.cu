@@ -1217,12 +1217,12 @@ using Config97 = TwoTemps<Shape<_256, _64, _128>, Shape<_4, _1, _1>, gemm::Persi
 using Config98 = TwoTemps<Shape<_256, _16, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
 #elif KL_FP8_GEMM_SWEEP == 18
 // 99, 100. M = 128 where the weight has N / 128 <= SMs / 2 row tiles (N = 8192): cuBLASLt runs
-//    128x64 tiles (128 weight rows by 64 tokens, as torch hands it the transposed product) with
-//    8 stages in a 1x2 cluster there (benchmarks/h200_session33, call 4): 64 weight tiles by 2
-//    token tiles, one wave of 128 CTAs, the two CTAs of a cluster sharing one weight tile by
-//    multicast, so each weight byte leaves L2 once. 44, the pick, runs 128 CTAs of 64 weight rows
-//    by all 128 tokens: the same bytes from L2, but 128 tokens of accumulators a warpgroup. 100 is
-//    99 without the cluster (its control).
+//    128x64 tiles with 8 stages in a 1x2 cluster there (benchmarks/h200_session33, call 4), read
+//    as 128 weight rows by 64 tokens (cuBLASLt is column-major, so torch hands it y^T = b a^T):
+//    64 weight tiles by 2 token tiles, one wave of 128 CTAs, the two CTAs of a cluster sharing
+//    one weight tile by multicast. A k-tile then takes 16 KB from L2 a CTA (8 of weight, 8 of
+//    tokens), where 44, the pick (128 CTAs of 64 weight rows by all 128 tokens), takes 24 (8 of
+//    weight, 16 of tokens). 100 is 99 without the cluster (24 KB: 16 of weight, 8 of tokens).
 using Config99 = TwoTemps<Shape<_128, _64, _128>, Shape<_1, _2, _1>, gemm::PersistentScheduler, true>;
 using Config100 = TwoTemps<Shape<_128, _64, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
 // 101, 102. 65-96 tokens: 44 and 48 (128-token tiles) are a quarter zero fill or more there
