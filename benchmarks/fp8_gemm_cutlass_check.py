@@ -10,22 +10,22 @@ core, ~90 s for the largest on an H200 host's cores): the file as shipped (kerne
 picks from: 29 and 53 (kernels 3 and 4 promoting every 256 and 2048 of K), 36, 41-44, 48, 59 (58
 under stream-K's heuristic), 64, 65, 81 and 82 (4's and 36's tiles with the ping-pong schedule and
 no promotion, at K <= 4096), 92 (41's tile on 64's kernel) and 96 (256-row decode tiles), each
-launched with programmatic dependent launch) and the same file with KL_FP8_GEMM_SWEEP = 1 to 18: kernels 5-6, 7-8 with 16, 9, 1
-with 12-14, the decode candidates 31-32 with the large-M ping-pong candidates 34-35, 37-39 (36 with
-the cluster across N, and 36's tile with CUTLASS's mainloop), 40 (the earlier pick 23 with the
-two-temporaries mainloop), 45 (3's stream-K tile with it), the earlier decode picks 2,
-21-23 and 33 with their variants 24-28, 46-47 (44 and 41 with the token tile multicast across a 2x1
-cluster), 49-50 (128x144 tiles at large M), 57 (36 with stream-K splitting its last waves), 60-62
-(decode: swap-AB 128-row tiles under stream-K with the two-temporaries mainloop) and 63 (decode: one
-CTA a tile, four on an SM at once; 64 and 65, shipped, three and two), 77-80 (kernel 4's epilogue in
-other pieces, with its control), 86-91 (the decode tiles with K split into 2 or 4 batches, fp32
-partials summed by a second kernel), 97-98 (96 in a 4x1 cluster, 256x16 tiles), 99-102 (M = 128:
-128x64 swap-AB tiles with and without a 1x2 cluster; 65-96 tokens: 44's and 48's kernels with 96-token
-tiles). The file's header
-says what each configuration tests and why. Every configuration is checked against float64 before
-anything is timed. Columns: TFLOP/s; "w%" = the weight's bytes (N x K) per second as a share of this
-run's device-to-device copy bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the
-same kind of scales. Expected duration on an H200: ~1.5 min of builds, ~3 min of checks and timings.
+launched with programmatic dependent launch) and the same file with KL_FP8_GEMM_SWEEP = 1 to 18:
+kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the decode candidates 31-32 with the large-M ping-pong
+candidates 34-35, 37-39 (36 with the cluster across N, and 36's tile with CUTLASS's mainloop), 40
+(the earlier pick 23 with the two-temporaries mainloop), 45 (3's stream-K tile with it), the earlier
+decode picks 2, 21-23 and 33 with their variants 24-28, 46-47 (44 and 41 with the token tile
+multicast across a 2x1 cluster), 49-50 (128x144 tiles at large M), 57 (36 with stream-K splitting
+its last waves), 60-62 (decode: swap-AB 128-row tiles under stream-K with the two-temporaries
+mainloop) and 63 (decode: one CTA a tile, four on an SM at once; 64 and 65, shipped, three and two),
+77-80 (kernel 4's epilogue in other pieces, with its control), 86-91 (the decode tiles with K split
+into 2 or 4 batches, fp32 partials summed by a second kernel), 97-98 (96 in a 4x1 cluster, 256x16
+tiles), 99-102 (M = 128: 128x64 swap-AB tiles with and without a 1x2 cluster; 65-96 tokens: 44's and
+48's kernels with 96-token tiles). The file's header says what each configuration tests and why.
+Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s; "w%" =
+the weight's bytes (N x K) per second as a share of this run's device-to-device copy bandwidth, the
+roof for small M; "x" = ours / torch._scaled_mm with the same kind of scales. Expected duration on
+an H200: ~1.5 min of builds, ~3 min of checks and timings.
 """
 import argparse
 import faulthandler
