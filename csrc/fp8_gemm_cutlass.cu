@@ -142,6 +142,9 @@
 //                at N = 8192 in one wave: cuBLASLt's tile there)                             [18]
 //   101, 102 swap-AB 64x96x128  ping-pong  no cluster, cluster 4x1; two temporaries, dependent
 //                launch (44 and 48 with 96-token tiles, for 65-96 tokens)                      [18]
+//   103, 104 swap-AB 64x48x128  ping-pong persistent; one consumer, not persistent, 6 stages, 2
+//                an SM; two temporaries, dependent launch (41 and 92 with 48-token tiles, for
+//                33-48 tokens)                                                               [18]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -352,7 +355,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 103;  // 0 (auto) and configurations 1-102 (54-56 removed, 83-85 not here)
+constexpr int kNumConfigs = 105;  // 0 (auto) and configurations 1-104 (54-56 removed, 83-85 not here)
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -457,6 +460,8 @@ const char* const kConfigNames[kNumConfigs] = {
     "100 swapAB 128x64x128 coop two temporaries dependent launch",
     "101 swapAB 64x96x128 pingpong two temporaries dependent launch",
     "102 swapAB 64x96x128 pingpong c4x1 two temporaries dependent launch",
+    "103 swapAB 64x48x128 pingpong two temporaries dependent launch",
+    "104 swapAB 64x48x128 one consumer not persistent 6 stages 2 CTAs/SM two temporaries dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
 // the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 18. 54-56 (36 adding its
@@ -473,7 +478,7 @@ constexpr const char* const kBuildConfigs[] = {
     "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41-44, 48, 51-53, 58, 59, 64-76, 81, 82, 92, 96",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40", "45",
     "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "86-91", "97 and 98",
-    "99-102",
+    "99-104",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
               "KL_FP8_GEMM_SWEEP must be 1 to 18");
@@ -1230,6 +1235,11 @@ using Config100 = TwoTemps<Shape<_128, _64, _128>, Shape<_1, _1, _1>, gemm::Pers
 //    kernels with 96-token tiles (wgmma takes N = 96).
 using Config101 = PingPong<Shape<_64, _96, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 using Config102 = PingPong<Shape<_64, _96, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
+// 103, 104. 33-48 tokens: at 40 the picks ran 0.91-0.97x torch._scaled_mm at all six weights
+//    (h200_session34, call 1), 41's and 92's 64-token box 3/8 zero fill. The same kernels with
+//    48-token tiles (wgmma takes N = 48).
+using Config103 = PingPong<Shape<_64, _48, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+using Config104 = OneConsumer<Shape<_64, _48, _128>, 6, 2>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -1358,6 +1368,8 @@ auto with_config(int config, F&& f) {
     case 100: return f(Config100{}, dependent_launch());
     case 101: return f(Config101{}, dependent_launch());
     case 102: return f(Config102{}, dependent_launch());
+    case 103: return f(Config103{}, dependent_launch());
+    case 104: return f(Config104{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
