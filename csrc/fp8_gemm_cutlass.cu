@@ -1404,11 +1404,11 @@ namespace {
 // The configuration for the shape. 36, 41-44, 48, 64, 65, 81, 82, 92 and 96 have dependent
 // launch already; 29 and 53 are kernels 3 and 4 launched with it.
 int pick_config(int64_t m, int64_t n, int64_t k) {
-  // M <= 128: the weight's bytes decide the time (see the top): swap-AB tiles of 64 weight rows,
-  // no K split, promoted from two temporaries. H200, same run as torch._scaled_mm (geometric
-  // means over the six Llama weights; benchmarks/h200_session20, calls 1 and 2): 43 1.05x at
-  // M = 1 and 16, where 21 (the pick before) ran 0.98-0.99x; 41 1.04x at M = 64, where 22 and 33
-  // ran 0.94x.
+  // M <= 128: the weight's bytes decide the time (see the top): swap-AB tiles of 64 weight rows
+  // (128 or 256 where those fill the SMs better, below), no K split, promoted from two
+  // temporaries. H200, same run as torch._scaled_mm (geometric means over the six Llama weights;
+  // benchmarks/h200_session20, calls 1 and 2): 43 1.05x at M = 1 and 16, where 21 (the pick
+  // before) ran 0.98-0.99x; 41 1.04x at M = 64, where 22 and 33 ran 0.94x.
   const int64_t sms = sm_count(current_device());
   const int64_t weight_tiles = kl_cdiv<int64_t>(n, 64);  // the decode kernels' 64-row tiles
   if (m <= 16) {
