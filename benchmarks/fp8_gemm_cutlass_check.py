@@ -6,11 +6,12 @@ against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/7
 
 Nineteen libraries are built side by side, each by its own process (nvcc compiles one file on one
 core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 3, 4, 36, 41-44,
-48, 58, 64, 65, 81, 82, 92 and 96 and their run-time variants, among them the fifteen the dispatch
-picks from: 29 and 53 (kernels 3 and 4 promoting every 256 and 2048 of K), 36, 41-44, 48, 59 (58
-under stream-K's heuristic), 64, 65, 81 and 82 (4's and 36's tiles with the ping-pong schedule and
-no promotion, at K <= 4096), 92 (41's tile on 64's kernel) and 96 (256-row decode tiles), each
-launched with programmatic dependent launch) and the same file with KL_FP8_GEMM_SWEEP = 1 to 18:
+48, 58, 64, 65, 81, 82, 92, 96, 100-102 and 104 and their run-time variants, among them the
+nineteen the dispatch picks from: 29 and 53 (kernels 3 and 4 promoting every 256 and 2048 of K),
+36, 41-44, 48, 59 (58 under stream-K's heuristic), 64, 65, 81 and 82 (4's and 36's tiles with the
+ping-pong schedule and no promotion, at K <= 4096), 92 (41's tile on 64's kernel), 96 (256-row
+decode tiles), 100 (128x64 decode tiles), 101 and 102 (96-token tiles) and 104 (48-token tiles),
+each launched with programmatic dependent launch) and the same file with KL_FP8_GEMM_SWEEP = 1 to 18:
 kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the decode candidates 31-32 with the large-M ping-pong
 candidates 34-35, 37-39 (36 with the cluster across N, and 36's tile with CUTLASS's mainloop), 40
 (the earlier pick 23 with the two-temporaries mainloop), 45 (3's stream-K tile with it), the earlier
@@ -20,8 +21,7 @@ its last waves), 60-62 (decode: swap-AB 128-row tiles under stream-K with the tw
 mainloop) and 63 (decode: one CTA a tile, four on an SM at once; 64 and 65, shipped, three and two),
 77-80 (kernel 4's epilogue in other pieces, with its control), 86-91 (the decode tiles with K split
 into 2 or 4 batches, fp32 partials summed by a second kernel), 97-98 (96 in a 4x1 cluster, 256x16
-tiles), 99-102 (M = 128: 128x64 swap-AB tiles with and without a 1x2 cluster; 65-96 tokens: 44's and
-48's kernels with 96-token tiles; 33-48 tokens: 41's and 92's with 48-token tiles). The file's
+tiles), 99 and 103 (100 in a 1x2 cluster; 41 with 48-token tiles). The file's
 header says what each configuration tests and why. Every configuration is checked against float64
 before anything is timed. Columns: TFLOP/s; "w%" = the weight's bytes (N x K) per second as a share
 of this run's device-to-device copy bandwidth, the roof for small M; "x" = ours / torch._scaled_mm
@@ -62,14 +62,14 @@ SPLIT_CONFIGS = (86, 87, 88, 89, 90, 91)
 SPLIT_CHECK_K = 36 * 128
 # The configurations each build holds: 0 = the file as shipped, n = built with KL_FP8_GEMM_SWEEP=n.
 BUILDS = {0: [3, 4, 10, 11, 15, 17, 18, 19, 20, 29, 30, 36, 41, 42, 43, 44, 48, 51, 52, 53, 58, 59, 64, 65,
-              66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 81, 82, 92, 96],
+              66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 81, 82, 92, 96, 100, 101, 102, 104],
           1: [5, 6],
           2: [7, 8, 16], 3: [9], 4: [1, 12, 13, 14], 5: [31, 32, 34, 35],
           6: [37, 38, 39], 7: [40], 8: [45], 9: [2, 21, 22, 23, 24, 25, 26, 27, 28, 33],
           10: [46, 47], 11: [49, 50], 12: [57], 13: [60, 61, 62], 14: [63], 15: [77, 78, 79, 80],
-          16: [86, 87, 88, 89, 90, 91], 17: [97, 98], 18: [99, 100, 101, 102, 103, 104]}
-# What the dispatch picks from (build 0's fifteen kernels).
-SHIPPED_PICKS = (29, 36, 41, 42, 43, 44, 48, 53, 59, 64, 65, 81, 82, 92, 96)
+          16: [86, 87, 88, 89, 90, 91], 17: [97, 98], 18: [99, 103]}
+# What the dispatch picks from (build 0's nineteen kernels).
+SHIPPED_PICKS = (29, 36, 41, 42, 43, 44, 48, 53, 59, 64, 65, 81, 82, 92, 96, 100, 101, 102, 104)
 # No fp32 promotion, K past 4096 in the check: the error is reported (marked *), not judged. 81 and
 # 82, picks at K <= 4096, are judged like the rest.
 FAST_ACCUM = {6}
@@ -81,7 +81,8 @@ def sweep_configs(m):
     (build 9) and neighbours where the weight's bytes decide (M <= 128: swap-AB, stream-K and
     split-K variants, the cluster candidates 31-32 and 46-47, the two-temporaries candidates 40,
     42 and 45, build 13's stream-K ones 60-62, 63-65 at M <= 64, the batched split-K kernels
-    86-91, 92, and the 256-row tiles 96-98 at M <= 64); the promotion, stream-K, swizzle
+    86-91, 92, the 256-row tiles 96-98 and the 48-token tiles 103-104 at M <= 64, the 128x64 tiles
+    99-100 and the 96-token tiles 101-102 at M <= 128); the promotion, stream-K, swizzle
     and ping-pong variants of the big tiles where the FLOPs do (51-53: 30
     promoting every 512, 1024, 2048 of K; 58 stream-K forced), beside the picks 29, 36, 53 and
     59, sweep build 6's 37-39, 11's 49-50 and 12's 57, and 53 and 36 with their tiles walked in
@@ -353,7 +354,7 @@ def main():
     ap.add_argument("--no-sweep", action="store_true", help="only the shipped configurations (one build)")
     ap.add_argument("--shipped-build", action="store_true",
                     help="sweep only the configurations of the shipped build (3, 4, 36, 41-44, 48, 58, 64, "
-                         "65, 81, 82, 92 and 96 and the run-time variants of 3, 4 and 58, 29, 30, 51-53 and 59 "
+                         "65, 81, 82, 92, 96, 100-102 and 104 and the run-time variants of 3, 4 and 58, 29, 30, 51-53 and 59 "
                          "among them: one build instead of nineteen)")
     ap.add_argument("--builds", help="comma-separated builds to sweep (0 = the file as shipped, n = "
                                      "KL_FP8_GEMM_SWEEP=n; default: all)")

@@ -27,10 +27,11 @@
 //     run 0.97-1.00x (benchmarks/h200_session31, call 3).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 29, 36, 41-44, 48, 53, 59, 64, 65, 81, 82, 92 and 96 by the shape, each launched with
-// programmatic dependent launch; 29 and 53 are kernels 3 and 4 promoted every 256 and 2048 of K,
-// see below, and 59 is 53's tile under stream-K; 36, 41-48, 64, 65, 92 and 96 promote from two
-// temporaries, see TwoTempsMainloop; 81 and 82 do not promote, see Accuracy):
+// from 29, 36, 41-44, 48, 53, 59, 64, 65, 81, 82, 92, 96, 100-102 and 104 by the shape, each
+// launched with programmatic dependent launch; 29 and 53 are kernels 3 and 4 promoted every 256
+// and 2048 of K, see below, and 59 is 53's tile under stream-K; 36, 41-48, 64, 65, 92, 96, 100-102
+// and 104 promote from two temporaries, see TwoTempsMainloop; 81 and 82 do not promote, see
+// Accuracy):
 //   43 swap-AB 64x16x128    ping-pong    persistent               M <= 16, N / 64 <= SMs
 //   64 swap-AB 64x16x128    one consumer, not persistent, 3 an SM M <= 16, SMs < N / 64 <= 3 SMs
 //   65 swap-AB 128x16x128   one consumer, not persistent, 2 an SM M <= 16, more weight rows
@@ -39,11 +40,18 @@
 //                                                                 SMs or more
 //   42 swap-AB 64x32x128    ping-pong    persistent               16 < M <= 32, other weights
 //   41 swap-AB 64x64x128    ping-pong    persistent               32 < M <= 64, N / 64 <= SMs;
-//                                                                 M <= 128 where its tiles make
-//                                                                 one wave
-//   92 swap-AB 64x64x128    one consumer, not persistent, 2 an SM 32 < M <= 64, N / 64 > SMs
-//   44 swap-AB 64x128x128   ping-pong    persistent               M <= 128, one wave of its tiles
-//   48 swap-AB 64x128x128   ping-pong    cluster 4x1, persistent  M <= 128, more tiles
+//                                                                 96 < M <= 128 where its tiles
+//                                                                 make one wave
+//   104 swap-AB 64x48x128   one consumer, not persistent, 2 an SM 32 < M <= 48, N / 64 > SMs
+//   92 swap-AB 64x64x128    one consumer, not persistent, 2 an SM 48 < M <= 64, N / 64 > SMs
+//   101 swap-AB 64x96x128   ping-pong    persistent               64 < M <= 96, N / 64 <= SMs
+//   102 swap-AB 64x96x128   ping-pong    cluster 4x1, persistent  64 < M <= 96, more tiles
+//   100 swap-AB 128x64x128  cooperative  persistent               96 < M <= 128, where its tiles
+//                                                                 make one wave over 3/4 of the
+//                                                                 SMs or more
+//   44 swap-AB 64x128x128   ping-pong    persistent               96 < M <= 128, one wave of its
+//                                                                 tiles
+//   48 swap-AB 64x128x128   ping-pong    cluster 4x1, persistent  96 < M <= 128, more tiles
 //   3          128x128x128  cooperative  stream-K                 M > 128 with under half a wave
 //                                                                 of 128x128 tiles (as 29)
 //   36         128x128x128  cooperative  cluster 2x1, persistent  M > 128 where 4's tiles make
@@ -56,7 +64,7 @@
 //                                                                 tiles fill the last round better
 //   82         128x128x128  ping-pong    cluster 2x1, persistent  the same, where 82's do
 //   (36, 58 and 4 take the shapes M > 128 that 81 and 82 do not.)
-// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these fifteen. The
+// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these nineteen. The
 // sweep in benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels
 // (10-20, 29, 30, 51-53 and 66-76: no extra kernel, in the shipped build; 12-14 in kernel 1's
 // build, 16 in 8's, 24-28 in 9's; 58 and 59 are one kernel, shipped), and kernels built only
@@ -138,13 +146,13 @@
 //                two temporaries, dependent launch (decode at N = 28672 in one wave; 96 a
 //                pick, 97 and 98 in [17])
 //   99, 100 swap-AB 128x64x128  cooperative  cluster 1x2 (the weight tile multicast to both
-//                token tiles), no cluster; persistent, two temporaries, dependent launch (M = 128
-//                at N = 8192 in one wave: cuBLASLt's tile there)                             [18]
+//                token tiles) [18], no cluster (a pick); persistent, two temporaries, dependent
+//                launch (M = 128 at N = 8192 in one wave: cuBLASLt's tile there)
 //   101, 102 swap-AB 64x96x128  ping-pong  no cluster, cluster 4x1; two temporaries, dependent
-//                launch (44 and 48 with 96-token tiles, for 65-96 tokens)                      [18]
-//   103, 104 swap-AB 64x48x128  ping-pong persistent; one consumer, not persistent, 6 stages, 2
-//                an SM; two temporaries, dependent launch (41 and 92 with 48-token tiles, for
-//                33-48 tokens)                                                               [18]
+//                launch (44 and 48 with 96-token tiles, for 65-96 tokens; both picks)
+//   103, 104 swap-AB 64x48x128  ping-pong persistent [18]; one consumer, not persistent, 6
+//                stages, 2 an SM (a pick); two temporaries, dependent launch (41 and 92 with
+//                48-token tiles, for 33-48 tokens)
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -475,10 +483,10 @@ constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 constexpr int kBuild = 0;
 #endif
 constexpr const char* const kBuildConfigs[] = {
-    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41-44, 48, 51-53, 58, 59, 64-76, 81, 82, 92, 96",
+    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41-44, 48, 51-53, 58, 59, 64-76, 81, 82, 92, 96, 100-102, 104",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40", "45",
     "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "86-91", "97 and 98",
-    "99-104",
+    "99 and 103",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
               "KL_FP8_GEMM_SWEEP must be 1 to 18");
@@ -1009,6 +1017,31 @@ using Config42 = PingPong<Shape<_64, _32, _128>, true, Shape<_1, _1, _1>, Pingpo
 //    41's 64-row tiles (448 of them, 3.4 a CTA) ran 0.73-0.96x; far behind at the other weights,
 //    whose 256-row tiles fill under half the SMs.
 using Config96 = TwoTemps<Shape<_256, _64, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
+// 104. 92 with 48-token tiles, for 33-48 tokens where 41's tiles outnumber the SMs (N = 14336):
+//    41's and 92's 64-token box is 3/8 zero fill at 40 tokens. Beside torch._scaled_mm at 14336 x
+//    4096 (benchmarks/h200_session35, call 1; built first in sweep build 18): 1.03x at 40 and 48
+//    tokens, where 92 ran 0.92x and 0.99x.
+using Config104 = OneConsumer<Shape<_64, _48, _128>, 6, 2>;
+// 101, 102. 44 and 48 with 96-token tiles (wgmma takes N = 96), for 65-96 tokens, where 128-token
+//    tiles are a quarter zero fill or more and two 64-token tiles a CTA's turn are worse: at 80
+//    and 96 tokens the picks before (41, 44, 48) ran 0.54-0.92x torch._scaled_mm, 101 and 102
+//    (the faster of the two at each weight: 101 where 44 or 41 was picked, 102 where 48 was)
+//    0.90-1.05x (h200_session35, call 1).
+using Config101 = PingPong<Shape<_64, _96, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+using Config102 = PingPong<Shape<_64, _96, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
+// 100. 97-128 tokens where 128 weight rows by 64 tokens make one wave over 3/4 of the SMs or
+//    more (N = 8192: 64 x 2 = 128 tiles for 132 SMs), cuBLASLt's tile there (h200_session33, call
+//    4): swap-AB, cooperative, two temporaries; each consumer warpgroup holds 64 weight rows.
+//    A k-tile is 24 KB for either kernel (100: 16 of weight, 8 of tokens; 44, the pick before,
+//    64 weight rows by 128 tokens: 8 and 16), but near M = 128 the FLOPs take about as long as
+//    the weight's bytes (128 x 8192 x 8192: 17 us at 1000 TFLOP/s, 16 us at 4.27 TB/s), and a
+//    ping-pong CTA with one tile has one warpgroup issuing wgmma while the other waits; 100's
+//    two split the tile.
+//    At M = 128 (h200_session35, call 1): 779 and 948 TFLOP/s at 8192 x 8192 and 8192 x 28672,
+//    where 44 ran 765 and 879 (_scaled_mm 784 and 960); at 112 tokens 671 and 831 against 631
+//    and 760 (675, 846). Behind where its tiles fill under 3/4 of the SMs (N = 4096: 64 tiles)
+//    or make more than one wave (N = 14336: 224).
+using Config100 = TwoTemps<Shape<_128, _64, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
 // 81. Kernel 4's tile and cluster where K <= 4096, with the ping-pong schedule and no promotion
 //    (fast accumulation, inside bf16's rounding at such K: see Accuracy). Each consumer warpgroup
 //    owns a whole 128x192 tile (192 fp32 accumulators a thread, room for no temporary), the two
@@ -1221,25 +1254,19 @@ using Config90 = SplitK<Shape<_64, _16, _128>>;
 using Config97 = TwoTemps<Shape<_256, _64, _128>, Shape<_4, _1, _1>, gemm::PersistentScheduler, true>;
 using Config98 = TwoTemps<Shape<_256, _16, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
 #elif KL_FP8_GEMM_SWEEP == 18
-// 99, 100. M = 128 where the weight has N / 128 <= SMs / 2 row tiles (N = 8192): cuBLASLt runs
-//    128x64 tiles with 8 stages in a 1x2 cluster there (benchmarks/h200_session33, call 4), read
-//    as 128 weight rows by 64 tokens (cuBLASLt is column-major, so torch hands it y^T = b a^T):
-//    64 weight tiles by 2 token tiles, one wave of 128 CTAs, the two CTAs of a cluster sharing
-//    one weight tile by multicast. A k-tile then takes 16 KB from L2 a CTA (8 of weight, 8 of
-//    tokens), where 44, the pick (128 CTAs of 64 weight rows by all 128 tokens), takes 24 (8 of
-//    weight, 16 of tokens). 100 is 99 without the cluster (24 KB: 16 of weight, 8 of tokens).
+// 99. 100 (shipped, above) in a 1x2 cluster, as cuBLASLt runs it at 128 x 8192 x 8192 and 28672
+//    (benchmarks/h200_session33, call 4): the two CTAs of a cluster, one weight tile by two token
+//    tiles, share the weight tile by multicast, so a k-tile takes 16 KB from L2 a CTA (8 of
+//    weight, 8 of tokens) where 100 takes 24. Level with 100 at M = 128 (h200_session35, call 1:
+//    778 and 942 TFLOP/s at 8192 x 8192 and 8192 x 28672, 100 779 and 948): the weight's bytes
+//    from HBM decide, not L2's.
 using Config99 = TwoTemps<Shape<_128, _64, _128>, Shape<_1, _2, _1>, gemm::PersistentScheduler, true>;
-using Config100 = TwoTemps<Shape<_128, _64, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
-// 101, 102. 65-96 tokens: 44 and 48 (128-token tiles) are a quarter zero fill or more there
-//    (at M = 96 the picks ran 0.64-0.93x torch._scaled_mm, h200_session34, call 1). The same
-//    kernels with 96-token tiles (wgmma takes N = 96).
-using Config101 = PingPong<Shape<_64, _96, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
-using Config102 = PingPong<Shape<_64, _96, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
-// 103, 104. 33-48 tokens: at 40 the picks ran 0.91-0.97x torch._scaled_mm at all six weights
-//    (h200_session34, call 1), 41's and 92's 64-token box 3/8 zero fill. The same kernels with
-//    48-token tiles (wgmma takes N = 48).
+// 103. 41 with 48-token tiles, for 33-48 tokens (104 is 92 with them, shipped). At 40 tokens
+//    (h200_session35, call 1) it ran 258 and 304 TFLOP/s at 8192 x 8192 and 8192 x 28672, where
+//    41 ran 243 and 288 (_scaled_mm 264 and 320); at 48 tokens 307 and 371 against 41's 313 and
+//    369, and at N = 4096 behind 41 (198 against 225 at 48 x 4096 x 4096): a gain at one weight
+//    and one end of the range, not worth a kernel more in the shipped build.
 using Config103 = PingPong<Shape<_64, _48, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
-using Config104 = OneConsumer<Shape<_64, _48, _128>, 6, 2>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -1273,6 +1300,10 @@ auto with_config(int config, F&& f) {
     case 92: return f(Config92{}, dependent_launch());
     case 42: return f(Config42{}, dependent_launch());
     case 96: return f(Config96{}, dependent_launch());
+    case 100: return f(Config100{}, dependent_launch());
+    case 101: return f(Config101{}, dependent_launch());
+    case 102: return f(Config102{}, dependent_launch());
+    case 104: return f(Config104{}, dependent_launch());
     case 81: return f(Config81{}, dependent_launch());
     case 82: return f(Config82{}, dependent_launch());
     // The large-M picks with the tiles walked in another order (L2 reuse of a and b).
@@ -1365,11 +1396,7 @@ auto with_config(int config, F&& f) {
     case 98: return f(Config98{}, dependent_launch());
 #elif KL_FP8_GEMM_SWEEP == 18
     case 99: return f(Config99{}, dependent_launch());
-    case 100: return f(Config100{}, dependent_launch());
-    case 101: return f(Config101{}, dependent_launch());
-    case 102: return f(Config102{}, dependent_launch());
     case 103: return f(Config103{}, dependent_launch());
-    case 104: return f(Config104{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
@@ -1401,8 +1428,8 @@ extern "C" const char* fp8_gemm_cutlass_config_name(int config) {
 
 namespace {
 
-// The configuration for the shape. 36, 41-44, 48, 64, 65, 81, 82, 92 and 96 have dependent
-// launch already; 29 and 53 are kernels 3 and 4 launched with it.
+// The configuration for the shape. 36, 41-44, 48, 64, 65, 81, 82, 92, 96, 100-102 and 104 have
+// dependent launch already; 29 and 53 are kernels 3 and 4 launched with it.
 int pick_config(int64_t m, int64_t n, int64_t k) {
   // M <= 128: the weight's bytes decide the time (see the top): swap-AB tiles of 64 weight rows
   // (128 or 256 where those fill the SMs better, below), no K split, promoted from two
@@ -1433,24 +1460,40 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   //    more there, and 41 ran 0.66-0.90x.
   //  - 33-64 tokens: 92 where 41's tiles outnumber the SMs (N = 14336: 224), one CTA a tile, 2
   //    an SM, as 64 and 65 at M <= 16: 0.92-1.11x, where 41 ran 0.94-1.05x; else 41,
-  //    0.91-1.09x. At 40 tokens the picks are behind at all six weights (0.91-0.97x): 41's box
+  //    0.91-1.09x. At 40 tokens the picks were behind at all six weights (0.91-0.97x): 41's box
   //    is 3/8 zero fill, and 42 needs two token tiles.
+  //  - 33-48 tokens where 92 was picked: 104, 92 with 48-token tiles, 1.03x at 40 and 48 tokens
+  //    (h200_session35, call 1), where 92 ran 0.92x and 0.99x. Where 41 is picked, 41 with
+  //    48-token tiles (103, sweep build 18) gained only at N = 8192 and 40 tokens (0.98x and
+  //    0.95x, where 41 ran 0.92x and 0.90x) and stays out of the shipped build.
   // Earlier (h200_session33, call 6): 41 at M = 24 ran 0.68-0.86x, where these picks now run
   // 0.93-1.13x.
   if (m <= 64) {
     const int64_t tiles256 = kl_cdiv<int64_t>(n, 256);
     if (tiles256 <= sms && 4 * tiles256 >= 3 * sms) return 96;
     if (m <= 32) return 42;
-    return weight_tiles > sms ? 92 : 41;
+    if (weight_tiles > sms) return m <= 48 ? 104 : 92;
+    return 41;
   }
   if (m <= 128) {
     // 41's 64-token tiles where they make one wave (N = 4096: 128 tiles; 1.05x and 1.01x at
     // K = 4096 and 14336, where 22 and 2 ran 0.89x and 0.85x). Otherwise one 128-token tile a
     // CTA: 44 where those make one wave (N = 8192: 0.93-1.00x, where 23 ran 0.88-0.93x), and
     // past that 48, whose 4x1 cluster reads each token tile from L2 once for four CTAs (N = 14336
-    // and 28672: 1.02x and 0.97x, where 44 ran 0.99x and 15, the pick before, 0.94x). Between
-    // 64 and 128 tokens these tiles are part zero fill: at M = 96 the picks ran 0.64-0.93x
-    // (h200_session34, call 1), not yet worked on.
+    // and 28672: 1.02x and 0.97x, where 44 ran 0.99x and 15, the pick before, 0.94x).
+    // Measured again beside the candidates below at M = 80, 96, 112 and 128 (h200_session35,
+    // call 1, 0.1 s a timing):
+    //  - 65-96 tokens: 44's and 48's kernels with 96-token tiles, 101 where those tiles make
+    //    one wave (N = 4096 and 8192; at N = 4096 ahead of 41, one CTA for each of its two
+    //    64-token tiles) and 102 past that: 0.90-1.05x at 80 and 96 tokens, where the picks before (41,
+    //    44, 48, their boxes a quarter zero fill or more) ran 0.54-0.92x.
+    //  - 97-128 tokens: 100 where its 128x64 tiles make one wave over 3/4 of the SMs or more
+    //    (N = 8192, as 96 above): 0.99x at 128 x 8192 x 8192 and 8192 x 28672, where 44 ran 0.98x
+    //    and 0.92x; at 112 tokens 0.99x and 0.98x against 0.93x and 0.90x.
+    // Still behind at 112 tokens: 0.86-0.92x at N = 4096 and 28672 (41, 48).
+    if (m <= 96) return weight_tiles <= sms ? 101 : 102;
+    const int64_t tiles128x64 = kl_cdiv<int64_t>(n, 128) * kl_cdiv<int64_t>(m, 64);
+    if (tiles128x64 <= sms && 4 * tiles128x64 >= 3 * sms) return 100;
     if (weight_tiles * kl_cdiv<int64_t>(m, 64) <= sms) return 41;
     return weight_tiles <= sms ? 44 : 48;
   }
