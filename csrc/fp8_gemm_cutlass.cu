@@ -1486,7 +1486,8 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
     //  - 65-96 tokens: 44's and 48's kernels with 96-token tiles, 101 where those tiles make
     //    one wave (N = 4096 and 8192; at N = 4096 ahead of 41, one CTA for each of its two
     //    64-token tiles) and 102 past that: 0.90-1.05x at 80 and 96 tokens, where the picks before (41,
-    //    44, 48, their boxes a quarter zero fill or more) ran 0.54-0.92x.
+    //    44, 48, their boxes a quarter zero fill or more) ran 0.54-0.92x; 0.86-1.00x at 72
+    //    tokens (call 2).
     //  - 97-128 tokens: 100 where its 128x64 tiles make one wave over 3/4 of the SMs or more
     //    (N = 8192, as 96 above): 0.99x at 128 x 8192 x 8192 and 8192 x 28672, where 44 ran 0.98x
     //    and 0.92x; at 112 tokens 0.99x and 0.98x against 0.93x and 0.90x.
