@@ -198,6 +198,29 @@ def wide_candidates(m: int, n: int, k: int) -> list:
     return out
 
 
+def coop_candidates(m: int, n: int, k: int) -> list:
+    """The tile's weight rows split over two warpgroups (num_warps 8), as CUTLASS's cooperative
+    kernels split theirs. At M = 128, N = 8192 CUTLASS's 128x64 cooperative tile (configuration
+    100) ran 0.99x torch._scaled_mm, where its 64x128 ping-pong tile, one warpgroup a tile, ran
+    0.92-0.98x (h200_session35, call 1): near M = 128 the FLOPs take about as long as the
+    weight's bytes, and one warpgroup issues the wgmma of a whole tile. 128 weight rows by half
+    the pick's token tile, K whole, with 8 warps and with 4 (the control), each with and without
+    TMA (solutions/fp8_gemm.py _half_token_tiles); and the pick itself with 8 warps where it has
+    4."""
+    from solutions.fp8_gemm import _half_token_tiles, _with_launch_rule, pick_config
+    pick = pick_config(m, n, k)
+    if pick.variant != 5 or pick.block_m < 64:
+        return []
+    sms = _sms()
+    out = []
+    for warps in (8, 4):
+        cfg = _half_token_tiles(dataclasses.replace(pick, block_n=128, num_warps=warps), m, n, sms)
+        out += [_with_launch_rule(cfg), _with_launch_rule(dataclasses.replace(cfg, tma=True))]
+    if pick.num_warps == 4:
+        out.append(dataclasses.replace(pick, num_warps=8))
+    return [c for c in dict.fromkeys(out) if c != pick]
+
+
 def balance_candidates(m: int, n: int, k: int) -> list:
     """v5 configurations whose work units (weight tiles x K slices) come out nearly even across
     the SMs: the pick's 224 programs at 28672 x 8192 (M <= 16) are 1.7 a SM, so some SMs stream
@@ -262,6 +285,8 @@ def mode_candidates(mode: str, m: int, n: int, k: int, picked, quick: bool) -> l
         return wide_candidates(m, n, k)
     if mode == "balance":
         return balance_candidates(m, n, k)
+    if mode == "coop":
+        return coop_candidates(m, n, k)
     if mode == "small":
         # M = 16 runs M = 1's kernels (the same 16-token tile): its pick and v4 suffice.
         return small_candidates(m, n, k)[: 1 if m == 16 else 4 if quick else None]
@@ -270,11 +295,12 @@ def mode_candidates(mode: str, m: int, n: int, k: int, picked, quick: bool) -> l
 
 # What each sweep mode times beside the pick (mode_candidates); "per_row" also gives the inputs
 # per-row and per-channel scales.
-MODES = ("all", "small", "per_row", "large", "promote", "stream_k", "pdl", "token_tiles", "wide", "balance")
+MODES = ("all", "small", "per_row", "large", "promote", "stream_k", "pdl", "token_tiles", "wide", "balance", "coop")
 # The shapes each mode sweeps unless --shapes says otherwise.
 _DECODE_64_128 = [s for s in GOAL if s[0] in (64, 128)]
 MODE_SHAPES = {"all": SMALL + LARGE, "small": GOAL, "per_row": GOAL_ROW, "large": PREFILL, "promote": _DECODE_64_128,
-               "stream_k": GOAL, "pdl": GOAL, "token_tiles": _DECODE_64_128, "wide": _DECODE_64_128, "balance": GOAL}
+               "stream_k": GOAL, "pdl": GOAL, "token_tiles": _DECODE_64_128, "wide": _DECODE_64_128, "balance": GOAL,
+               "coop": _DECODE_64_128}
 
 
 def sweep(shapes, quick: bool, mode: str = "all", baseline=None) -> list[dict]:
@@ -396,6 +422,9 @@ def main() -> int:
     p.add_argument("--balance", action="store_true",
                    help="the decode goal's shapes: the pick beside configurations whose work units come out "
                         "nearly even across the SMs, with the stages that fit")
+    p.add_argument("--coop", action="store_true",
+                   help="the decode goal's shapes at M = 64 and 128: the pick beside 128 weight rows by half its "
+                        "token tile split over two warpgroups (num_warps 8), and with one")
     p.add_argument("--stream-k", action="store_true",
                    help="the decode goal's 24 shapes: the pick beside v6 (stream-K) configurations")
     p.add_argument("--pdl", action="store_true",
@@ -418,7 +447,7 @@ def main() -> int:
     shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")] if args.shapes else None
     base = load_baseline(args.baseline) if args.baseline else None
     # The first mode flag given, in this order; none: "all".
-    mode = next((m for m in ("large", "promote", "wide", "balance", "token_tiles", "stream_k", "pdl", "small")
+    mode = next((m for m in ("large", "promote", "wide", "balance", "coop", "token_tiles", "stream_k", "pdl", "small")
                  if getattr(args, m)), "all")
     rows = sweep(shapes or MODE_SHAPES[mode], args.quick, mode, base)
     if mode == "small" and not shapes:
