@@ -8,6 +8,7 @@ one GPU in one run (the grader's protocol: L2 flushed, inputs rotated past L2, C
     python benchmarks/fp8_gemm_variants.py --stream-k [--json OUT.json]   # v6 beside the decode pick
     python benchmarks/fp8_gemm_variants.py --token-tiles [--json OUT.json]   # half-height token tiles at M = 64, 128
     python benchmarks/fp8_gemm_variants.py --pdl [--json OUT.json]   # the decode pick with and without dependent launch
+    python benchmarks/fp8_gemm_variants.py --coop [--json OUT.json]   # the decode tile split over two warpgroups at M = 64, 128
     python benchmarks/fp8_gemm_variants.py --summary OUT_DIR   # the chapter's targets, from bench JSONs
     ... [--shapes 64x4096x4096,...] [--baseline OTHER/fp8_gemm.py]   # other shapes; another revision's pick beside
 
