@@ -153,6 +153,10 @@
 //   103, 104 swap-AB 64x48x128  ping-pong persistent [18]; one consumer, not persistent, 6
 //                stages, 2 an SM (a pick); two temporaries, dependent launch (41 and 92 with
 //                48-token tiles, for 33-48 tokens)
+//   105, 106 swap-AB 64x80x128  ping-pong  no cluster, cluster 4x1; two temporaries, dependent
+//                launch (101 and 102 with 80-token tiles, for 65-80 tokens)                  [18]
+//   107 swap-AB 64x112x128  ping-pong  cluster 4x1, two temporaries, dependent launch (48 with
+//                112-token tiles, for 97-112 tokens)                                         [18]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -363,7 +367,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 105;  // 0 (auto) and configurations 1-104 (54-56 removed, 83-85 not here)
+constexpr int kNumConfigs = 108;  // 0 (auto) and configurations 1-107 (54-56 removed, 83-85 not here)
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -470,6 +474,9 @@ const char* const kConfigNames[kNumConfigs] = {
     "102 swapAB 64x96x128 pingpong c4x1 two temporaries dependent launch",
     "103 swapAB 64x48x128 pingpong two temporaries dependent launch",
     "104 swapAB 64x48x128 one consumer not persistent 6 stages 2 CTAs/SM two temporaries dependent launch",
+    "105 swapAB 64x80x128 pingpong two temporaries dependent launch",
+    "106 swapAB 64x80x128 pingpong c4x1 two temporaries dependent launch",
+    "107 swapAB 64x112x128 pingpong c4x1 two temporaries dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
 // the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 18. 54-56 (36 adding its
@@ -486,7 +493,7 @@ constexpr const char* const kBuildConfigs[] = {
     "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41-44, 48, 51-53, 58, 59, 64-76, 81, 82, 92, 96, 100-102, 104",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40", "45",
     "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "86-91", "97 and 98",
-    "99 and 103",
+    "99, 103 and 105-107",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
               "KL_FP8_GEMM_SWEEP must be 1 to 18");
@@ -1267,6 +1274,15 @@ using Config99 = TwoTemps<Shape<_128, _64, _128>, Shape<_1, _2, _1>, gemm::Persi
 //    369, and at N = 4096 behind 41 (198 against 225 at 48 x 4096 x 4096): a gain at one weight
 //    and one end of the range, not worth a kernel more in the shipped build.
 using Config103 = PingPong<Shape<_64, _48, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+// 105, 106. 101 and 102 with 80-token tiles, for 65-80 tokens: at 72 tokens the 96-token tiles
+//    are a quarter zero fill, and the picks ran 0.86-1.00x torch._scaled_mm (h200_session35,
+//    call 2). Not yet run.
+using Config105 = PingPong<Shape<_64, _80, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+using Config106 = PingPong<Shape<_64, _80, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
+// 107. 48 with 112-token tiles, for 97-112 tokens past one wave of 64-row tiles (N = 14336 and
+//    28672): at 112 tokens 48's 128-token box is an eighth zero fill, and it ran 0.93x at
+//    28672 x 8192 (h200_session35, call 2). Not yet run.
+using Config107 = PingPong<Shape<_64, _112, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -1397,6 +1413,9 @@ auto with_config(int config, F&& f) {
 #elif KL_FP8_GEMM_SWEEP == 18
     case 99: return f(Config99{}, dependent_launch());
     case 103: return f(Config103{}, dependent_launch());
+    case 105: return f(Config105{}, dependent_launch());
+    case 106: return f(Config106{}, dependent_launch());
+    case 107: return f(Config107{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
@@ -1485,13 +1504,13 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
     // call 1, 0.1 s a timing):
     //  - 65-96 tokens: 44's and 48's kernels with 96-token tiles, 101 where those tiles make
     //    one wave (N = 4096 and 8192; at N = 4096 ahead of 41, one CTA for each of its two
-    //    64-token tiles) and 102 past that: 0.90-1.05x at 80 and 96 tokens, where the picks before (41,
-    //    44, 48, their boxes a quarter zero fill or more) ran 0.54-0.92x; 0.86-1.00x at 72
-    //    tokens (call 2).
+    //    64-token tiles) and 102 past that: 0.90-1.05x at 80 and 96 tokens, where the picks
+    //    before (41, 44, 48, their boxes a quarter zero fill or more) ran 0.54-0.92x;
+    //    0.86-1.00x at 72 tokens (call 2).
     //  - 97-128 tokens: 100 where its 128x64 tiles make one wave over 3/4 of the SMs or more
     //    (N = 8192, as 96 above): 0.99x at 128 x 8192 x 8192 and 8192 x 28672, where 44 ran 0.98x
     //    and 0.92x; at 112 tokens 0.99x and 0.98x against 0.93x and 0.90x.
-    // Still behind at 112 tokens: 0.86-0.92x at N = 4096 and 28672 (41, 48).
+    // Still behind at 112 tokens: 0.86-0.93x at N = 4096 and 28672 (41, 48; calls 1 and 2).
     if (m <= 96) return weight_tiles <= sms ? 101 : 102;
     const int64_t tiles128x64 = kl_cdiv<int64_t>(n, 128) * kl_cdiv<int64_t>(m, 64);
     if (tiles128x64 <= sms && 4 * tiles128x64 >= 3 * sms) return 100;
