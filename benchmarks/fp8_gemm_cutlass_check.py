@@ -5,13 +5,9 @@ against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/7
         [--configs 36,53] [--ms 1,16,...]
 
 Nineteen libraries are built side by side, each by its own process (nvcc compiles one file on one
-core, ~90 s for the largest on an H200 host's cores): the file as shipped (kernels 3, 4, 36, 41-44,
-48, 58, 64, 65, 81, 82, 92, 96, 100-102 and 104 and their run-time variants, among them the
-nineteen the dispatch picks from: 29 and 53 (kernels 3 and 4 promoting every 256 and 2048 of K),
-36, 41-44, 48, 59 (58 under stream-K's heuristic), 64, 65, 81 and 82 (4's and 36's tiles with the
-ping-pong schedule and no promotion, at K <= 4096), 92 (41's tile on 64's kernel), 96 (256-row
-decode tiles), 100 (128x64 decode tiles), 101 and 102 (96-token tiles) and 104 (48-token tiles),
-each launched with programmatic dependent launch) and the same file with KL_FP8_GEMM_SWEEP = 1 to 18:
+core, ~260 s for the largest on an H200 host's cores): the file as shipped (the configurations the
+dispatch picks from, SHIPPED_PICKS below, and the run-time variants of their kernels: BUILDS[0];
+the file's header says which is picked where) and the same file with KL_FP8_GEMM_SWEEP = 1 to 18:
 kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the decode candidates 31-32 with the large-M ping-pong
 candidates 34-35, 37-39 (36 with the cluster across N, and 36's tile with CUTLASS's mainloop), 40
 (the earlier pick 23 with the two-temporaries mainloop), 45 (3's stream-K tile with it), the earlier
@@ -21,12 +17,11 @@ its last waves), 60-62 (decode: swap-AB 128-row tiles under stream-K with the tw
 mainloop) and 63 (decode: one CTA a tile, four on an SM at once; 64 and 65, shipped, three and two),
 77-80 (kernel 4's epilogue in other pieces, with its control), 86-91 (the decode tiles with K split
 into 2 or 4 batches, fp32 partials summed by a second kernel), 97-98 (96 in a 4x1 cluster, 256x16
-tiles), 99, 103 and 105-107 (100 in a 1x2 cluster; 41 with 48-token tiles; 101 and 102 with 80-token
-tiles, 48 with 112-token ones). The file's
-header says what each configuration tests and why. Every configuration is checked against float64
-before anything is timed. Columns: TFLOP/s; "w%" = the weight's bytes (N x K) per second as a share
-of this run's device-to-device copy bandwidth, the roof for small M; "x" = ours / torch._scaled_mm
-with the same kind of scales. Expected duration on an H200: ~1.5 min of builds, ~3 min of checks and
+tiles), 99, 103 and 105-107 (100 in a 1x2 cluster; 41 with 48-token tiles; 101 and 102 with
+80-token tiles, 48 with 112-token ones). The file's header says what each configuration tests and
+why. Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s;
+"w%" = the weight's bytes (N x K) per second as a share of this run's device-to-device copy
+bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the same kind of scales. Expected duration on an H200: ~4.5 min of builds, ~3 min of checks and
 timings.
 """
 import argparse
@@ -354,9 +349,8 @@ def main():
     ap.add_argument("--json", help="write the checks and timings here")
     ap.add_argument("--no-sweep", action="store_true", help="only the shipped configurations (one build)")
     ap.add_argument("--shipped-build", action="store_true",
-                    help="sweep only the configurations of the shipped build (3, 4, 36, 41-44, 48, 58, 64, "
-                         "65, 81, 82, 92, 96, 100-102 and 104 and the run-time variants of 3, 4 and 58, 29, 30, 51-53 and 59 "
-                         "among them: one build instead of nineteen)")
+                    help="sweep only the configurations of the shipped build (the dispatch's picks and the "
+                         "run-time variants of their kernels: one build instead of nineteen)")
     ap.add_argument("--builds", help="comma-separated builds to sweep (0 = the file as shipped, n = "
                                      "KL_FP8_GEMM_SWEEP=n; default: all)")
     ap.add_argument("--configs", help="comma-separated configurations to check and time, of the builds "

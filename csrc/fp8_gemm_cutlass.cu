@@ -1457,6 +1457,8 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // before) ran 0.98-0.99x; 41 1.04x at M = 64, where 22 and 33 ran 0.94x.
   const int64_t sms = sm_count(current_device());
   const int64_t weight_tiles = kl_cdiv<int64_t>(n, 64);  // the decode kernels' 64-row tiles
+  // One wave of CTAs over 3/4 of the SMs or more: where 96's and 100's taller tiles win.
+  const auto one_wave_over_most_sms = [sms](int64_t tiles) { return tiles <= sms && 4 * tiles >= 3 * sms; };
   if (m <= 16) {
     // Where 43's tiles outnumber the SMs, its persistent CTAs walk two tiles or more each, and an
     // SM with one tile more than another sets the time (N = 28672: 448 tiles, 3.39 a CTA). 64 and
@@ -1488,8 +1490,7 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // Earlier (h200_session33, call 6): 41 at M = 24 ran 0.68-0.86x, where these picks now run
   // 0.93-1.13x.
   if (m <= 64) {
-    const int64_t tiles256 = kl_cdiv<int64_t>(n, 256);
-    if (tiles256 <= sms && 4 * tiles256 >= 3 * sms) return 96;
+    if (one_wave_over_most_sms(kl_cdiv<int64_t>(n, 256))) return 96;
     if (m <= 32) return 42;
     if (weight_tiles > sms) return m <= 48 ? 104 : 92;
     return 41;
@@ -1512,8 +1513,7 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
     //    and 0.92x; at 112 tokens 0.99x and 0.98x against 0.93x and 0.90x.
     // Still behind at 112 tokens: 0.86-0.93x at N = 4096 and 28672 (41, 48; calls 1 and 2).
     if (m <= 96) return weight_tiles <= sms ? 101 : 102;
-    const int64_t tiles128x64 = kl_cdiv<int64_t>(n, 128) * kl_cdiv<int64_t>(m, 64);
-    if (tiles128x64 <= sms && 4 * tiles128x64 >= 3 * sms) return 100;
+    if (one_wave_over_most_sms(kl_cdiv<int64_t>(n, 128) * kl_cdiv<int64_t>(m, 64))) return 100;
     if (weight_tiles * kl_cdiv<int64_t>(m, 64) <= sms) return 41;
     return weight_tiles <= sms ? 44 : 48;
   }
