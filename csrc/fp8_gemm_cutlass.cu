@@ -157,6 +157,8 @@
 //                launch (101 and 102 with 80-token tiles, for 65-80 tokens)                  [18]
 //   107 swap-AB 64x112x128  ping-pong  cluster 4x1, two temporaries, dependent launch (48 with
 //                112-token tiles, for 97-112 tokens)                                         [18]
+//   108 swap-AB 64x56x128  ping-pong  no cluster, two temporaries, dependent launch (41 with
+//                56-token tiles, two of them for 97-112 tokens)                              [18]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -367,7 +369,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 108;  // 0 (auto) and configurations 1-107 (54-56 removed, 83-85 not here)
+constexpr int kNumConfigs = 109;  // 0 (auto) and configurations 1-108 (54-56 removed, 83-85 not here)
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -477,6 +479,7 @@ const char* const kConfigNames[kNumConfigs] = {
     "105 swapAB 64x80x128 pingpong two temporaries dependent launch",
     "106 swapAB 64x80x128 pingpong c4x1 two temporaries dependent launch",
     "107 swapAB 64x112x128 pingpong c4x1 two temporaries dependent launch",
+    "108 swapAB 64x56x128 pingpong two temporaries dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
 // the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 18. 54-56 (36 adding its
@@ -493,7 +496,7 @@ constexpr const char* const kBuildConfigs[] = {
     "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41-44, 48, 51-53, 58, 59, 64-76, 81, 82, 92, 96, 100-102, 104",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40", "45",
     "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "86-91", "97 and 98",
-    "99, 103 and 105-107",
+    "99, 103 and 105-108",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
               "KL_FP8_GEMM_SWEEP must be 1 to 18");
@@ -1283,6 +1286,11 @@ using Config106 = PingPong<Shape<_64, _80, _128>, true, Shape<_4, _1, _1>, Pingp
 //    28672): at 112 tokens 48's 128-token box is an eighth zero fill, and it ran 0.93x at
 //    28672 x 8192 (h200_session35, call 2). Not yet run.
 using Config107 = PingPong<Shape<_64, _112, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
+// 108. 41 with 56-token tiles, for 97-112 tokens where 41 is picked (N = 4096: two token tiles a
+//    weight tile, 128 CTAs): at 112 tokens 41's second 64-token box is an eighth zero fill, and
+//    41 ran 0.86-0.92x at N = 4096 (h200_session35, calls 1 and 2), where its time per token
+//    at 128 tokens was 4% lower. Not yet run.
+using Config108 = PingPong<Shape<_64, _56, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -1416,6 +1424,7 @@ auto with_config(int config, F&& f) {
     case 105: return f(Config105{}, dependent_launch());
     case 106: return f(Config106{}, dependent_launch());
     case 107: return f(Config107{}, dependent_launch());
+    case 108: return f(Config108{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +

@@ -7,3 +7,7 @@ step() { local name=$1 limit=$2; shift 2; local t0=$SECONDS
 # cand X: the folder $C/cand_X, csrc/rmsnorm.cu and rmsnorm_launch.cuh with cand_X.patch applied
 # (the candidates are kept as patches against those files as they were then).
 cand() { mkdir -p $C/cand_$1 && cp csrc/rmsnorm.cu csrc/rmsnorm_launch.cuh $C/cand_$1/ && patch -s -d $C/cand_$1 < $C/cand_$1.patch; }
+# setup NAME: the wheels in .whl importable (PYTHONPATH), and the results written to /tmp/NAME
+# ($OUT) with the machine's folder kept as $BACK (`cp $OUT/* $BACK/` sends them back).
+setup() { python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl >/dev/null 2>&1
+  export PYTHONPATH=/tmp/site; BACK=$OUT; OUT=/tmp/$1; mkdir -p "$OUT"; }
