@@ -68,7 +68,7 @@
 // sweep in benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels
 // (10-20, 29, 30, 51-53 and 66-76: no extra kernel, in the shipped build; 12-14 in kernel 1's
 // build, 16 in 8's, 24-28 in 9's; 58 and 59 are one kernel, shipped), and kernels built only
-// with KL_FP8_GEMM_SWEEP = 1 to 18 (one library each, compiled side by side):
+// with KL_FP8_GEMM_SWEEP = 1 to 19 (one library each, compiled side by side):
 //   1 swap-AB  128x16x128   cooperative  stream-K  (M <= 16 until 21 replaced it)             [4]
 //   2 swap-AB  128x64x128   cooperative  stream-K  (M <= 128, few tiles, long K, until 41)     [9]
 //   5          128x128x128  cooperative  cluster 2x1, persistent  (4 with the common tile)      [1]
@@ -159,6 +159,14 @@
 //                112-token tiles, for 97-112 tokens)                                         [18]
 //   108 swap-AB 64x56x128  ping-pong  no cluster, two temporaries, dependent launch (41 with
 //                56-token tiles, two of them for 97-112 tokens)                              [18]
+//   (103 and 105-108 ran with 64x16 or 64x8 wgmma instructions, see CUTE_SM90_EXTENDED_MMA_...)
+//   109 = 104, 110 = 103, 111 = 105, 112 = 106, 113 = 107, 115 = 108 with one wgmma instruction
+//                as wide as the token tile (64x48, 64x80, 64x112, 64x56)                     [19]
+//   114 swap-AB 64x112x128  ping-pong  no cluster (113 without its cluster)                   [19]
+//   116, 117    128x112x128  cooperative  cluster 1x2, none; two temporaries, dependent launch:
+//                cuBLASLt's tile at 128 x 28672 x 8192 (112 weight rows: 256 tiles, 1.94
+//                waves on 132 SMs)                                                          [19]
+//   118 swap-AB 64x40x128  ping-pong  no cluster (41 with 40-token tiles, for 33-40 tokens)  [19]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -277,10 +285,12 @@
 #if !defined(KL_FP8_GEMM_SWEEP) || KL_FP8_GEMM_SWEEP >= 5
 #define CUTLASS_ENABLE_GDC_FOR_SM90
 #endif
-// CuTe picks a tile's wgmma shape from the widest that divides its N; the shapes between 128 and
-// 256 that are not multiples of 64 (136, 144, ...) are left out unless this is defined, and a
-// 144-wide tile then gets 64x16 instructions (nine per k-step). Sweep build 11's tiles need it.
-#if defined(KL_FP8_GEMM_SWEEP) && KL_FP8_GEMM_SWEEP == 11
+// CuTe picks a tile's wgmma shape from the widest that divides its N. Unless this is defined it
+// knows only 8, 16, 32, 64, 96, 128, 192 and 256: a 144-wide tile then gets 64x16 instructions
+// (nine per k-step), and so do the 48-, 80- and 112-token tiles (three, five, seven), a 56-token
+// one 64x8 (seven), each re-reading the weight's 64 x 32 bytes from shared memory. Sweep build
+// 11's tiles have it, and sweep build 19's (18's 103 and 105-108 again, with it).
+#if defined(KL_FP8_GEMM_SWEEP) && (KL_FP8_GEMM_SWEEP == 11 || KL_FP8_GEMM_SWEEP == 19)
 #define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
 #endif
 
@@ -369,7 +379,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 109;  // 0 (auto) and configurations 1-108 (54-56 removed, 83-85 not here)
+constexpr int kNumConfigs = 119;  // 0 (auto) and configurations 1-118 (54-56 removed, 83-85 not here)
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -480,9 +490,19 @@ const char* const kConfigNames[kNumConfigs] = {
     "106 swapAB 64x80x128 pingpong c4x1 two temporaries dependent launch",
     "107 swapAB 64x112x128 pingpong c4x1 two temporaries dependent launch",
     "108 swapAB 64x56x128 pingpong two temporaries dependent launch",
+    "109 swapAB 64x48x128 wgmma n48 one consumer not persistent 6 stages 2 CTAs/SM two temporaries dependent launch",
+    "110 swapAB 64x48x128 wgmma n48 pingpong two temporaries dependent launch",
+    "111 swapAB 64x80x128 wgmma n80 pingpong two temporaries dependent launch",
+    "112 swapAB 64x80x128 wgmma n80 pingpong c4x1 two temporaries dependent launch",
+    "113 swapAB 64x112x128 wgmma n112 pingpong c4x1 two temporaries dependent launch",
+    "114 swapAB 64x112x128 wgmma n112 pingpong two temporaries dependent launch",
+    "115 swapAB 64x56x128 wgmma n56 pingpong two temporaries dependent launch",
+    "116 128x112x128 wgmma n112 cooperative c1x2 two temporaries dependent launch",
+    "117 128x112x128 wgmma n112 cooperative two temporaries dependent launch",
+    "118 swapAB 64x40x128 wgmma n40 pingpong two temporaries dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
-// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 18. 54-56 (36 adding its
+// the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 19. 54-56 (36 adding its
 // temporaries every 2, 4 and 16 k-tiles; benchmarks/h200_session22, call 2) were within 1% of 36
 // and are gone; 83-85 name a decode kernel without CUTLASS that was measured and set aside
 // (benchmarks/h200_session32, call 1); their numbers stay unused so the committed results keep
@@ -496,7 +516,7 @@ constexpr const char* const kBuildConfigs[] = {
     "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41-44, 48, 51-53, 58, 59, 64-76, 81, 82, 92, 96, 100-102, 104",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40", "45",
     "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "86-91", "97 and 98",
-    "99, 103 and 105-108",
+    "99, 103 and 105-108", "109-118",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
               "KL_FP8_GEMM_SWEEP must be 1 to 18");
@@ -1291,6 +1311,24 @@ using Config107 = PingPong<Shape<_64, _112, _128>, true, Shape<_4, _1, _1>, Ping
 //    41 ran 0.86-0.92x at N = 4096 (h200_session35, calls 1 and 2), where its time per token
 //    at 128 tokens was 4% lower. Not yet run.
 using Config108 = PingPong<Shape<_64, _56, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+#elif KL_FP8_GEMM_SWEEP == 19
+// 109-118: the token tiles whose width is not among CuTe's default wgmma shapes (see
+// CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED at the top), now with one instruction as wide as the tile.
+// In sweep build 18 (h200_session36, call 1) 105-108 ran as 64x16 or 64x8 instructions and lost
+// to the tiles they meant to replace by up to 2x (108 at 112 x 4096 x 14336: 313 TFLOP/s, 41 573).
+using Config109 = OneConsumer<Shape<_64, _48, _128>, 6, 2>;  // 104
+using Config110 = PingPong<Shape<_64, _48, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;  // 103
+using Config111 = PingPong<Shape<_64, _80, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;  // 105
+using Config112 = PingPong<Shape<_64, _80, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;  // 106
+using Config113 = PingPong<Shape<_64, _112, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;  // 107
+using Config114 = PingPong<Shape<_64, _112, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+using Config115 = PingPong<Shape<_64, _56, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;  // 108
+// 116, 117. cuBLASLt's kernel at 128 x 28672 x 8192 (h200_session19, call 1): 128 tokens by 112
+//    weight rows, unswapped, cooperative, in a cluster of two along N (the token tile multicast)
+//    or none. 256 tiles on 132 SMs fill 97% of two rounds, where 48's 448 fill 85% of four.
+using Config116 = TwoTemps<Shape<_128, _112, _128>, Shape<_1, _2, _1>>;
+using Config117 = TwoTemps<Shape<_128, _112, _128>, Shape<_1, _1, _1>>;
+using Config118 = PingPong<Shape<_64, _40, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -1425,6 +1463,17 @@ auto with_config(int config, F&& f) {
     case 106: return f(Config106{}, dependent_launch());
     case 107: return f(Config107{}, dependent_launch());
     case 108: return f(Config108{}, dependent_launch());
+#elif KL_FP8_GEMM_SWEEP == 19
+    case 109: return f(Config109{}, dependent_launch());
+    case 110: return f(Config110{}, dependent_launch());
+    case 111: return f(Config111{}, dependent_launch());
+    case 112: return f(Config112{}, dependent_launch());
+    case 113: return f(Config113{}, dependent_launch());
+    case 114: return f(Config114{}, dependent_launch());
+    case 115: return f(Config115{}, dependent_launch());
+    case 116: return f(Config116{}, dependent_launch());
+    case 117: return f(Config117{}, dependent_launch());
+    case 118: return f(Config118{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
