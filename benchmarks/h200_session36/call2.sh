@@ -8,10 +8,10 @@
 set -uo pipefail
 source benchmarks/h200_session10/lib.sh
 setup call2
-sweep() { python3 benchmarks/fp8_gemm_cutlass_check.py --builds 0,19 --target-s 0.1 "$@"; }
-step sweep_a 480 sweep --configs 41,92,96,104,109,110,118 --ms 40,48 --json $OUT/sweep_a.json
-step sweep_b 200 sweep --configs 44,48,100,101,102,111,112 --ms 72,80 --json $OUT/sweep_b.json
-step sweep_c 200 sweep --configs 41,44,48,100,113,114,115,116,117 --ms 112,128 --json $OUT/sweep_c.json
+SWEEP="python3 benchmarks/fp8_gemm_cutlass_check.py --builds 0,19 --target-s 0.1"
+step sweep_a 480 $SWEEP --configs 41,92,96,104,109,110,118 --ms 40,48 --json $OUT/sweep_a.json
+step sweep_b 200 $SWEEP --configs 44,48,100,101,102,111,112 --ms 72,80 --json $OUT/sweep_b.json
+step sweep_c 200 $SWEEP --configs 41,44,48,100,113,114,115,116,117 --ms 112,128 --json $OUT/sweep_c.json
 cp $OUT/* $BACK/ 2>/dev/null
 grep -hE "built|fails|FAIL|failure|rror|not timed" $OUT/sweep_*.txt | head -12
 grep -hE "^ *[0-9]+x[0-9]+ +[0-9]+ \|" $OUT/sweep_*.txt
