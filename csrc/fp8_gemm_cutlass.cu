@@ -27,11 +27,11 @@
 //     run 0.97-1.00x (benchmarks/h200_session31, call 3).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 29, 36, 41-44, 48, 53, 59, 64, 65, 81, 82, 92, 96, 100-102 and 104 by the shape, each
-// launched with programmatic dependent launch; 29 and 53 are kernels 3 and 4 promoted every 256
-// and 2048 of K, see below, and 59 is 53's tile under stream-K; 36, 41-48, 64, 65, 92, 96, 100-102
-// and 104 promote from two temporaries, see TwoTempsMainloop; 81 and 82 do not promote, see
-// Accuracy):
+// from 29, 36, 41-44, 48, 53, 59, 64, 65, 81, 82, 92, 96, 100-102, 109-112, 115 and 116 by the
+// shape, each launched with programmatic dependent launch; 29 and 53 are kernels 3 and 4 promoted
+// every 256 and 2048 of K, see below, and 59 is 53's tile under stream-K; 36, 41-48, 64, 65, 92,
+// 96, 100-102, 109-112, 115 and 116 promote from two temporaries, see TwoTempsMainloop; 81 and 82
+// do not promote, see Accuracy):
 //   43 swap-AB 64x16x128    ping-pong    persistent               M <= 16, N / 64 <= SMs
 //   64 swap-AB 64x16x128    one consumer, not persistent, 3 an SM M <= 16, SMs < N / 64 <= 3 SMs
 //   65 swap-AB 128x16x128   one consumer, not persistent, 2 an SM M <= 16, more weight rows
@@ -39,16 +39,23 @@
 //                                                                 make one wave over 3/4 of the
 //                                                                 SMs or more
 //   42 swap-AB 64x32x128    ping-pong    persistent               16 < M <= 32, other weights
-//   41 swap-AB 64x64x128    ping-pong    persistent               32 < M <= 64, N / 64 <= SMs;
-//                                                                 96 < M <= 128 where its tiles
+//   41 swap-AB 64x64x128    ping-pong    persistent               48 < M <= 64, N / 64 <= SMs;
+//                                                                 112 < M <= 128 where its tiles
 //                                                                 make one wave
-//   104 swap-AB 64x48x128   one consumer, not persistent, 2 an SM 32 < M <= 48, N / 64 > SMs
+//   110 swap-AB 64x48x128   ping-pong    persistent               32 < M <= 48, N / 64 <= SMs
+//   109 swap-AB 64x48x128   one consumer, not persistent, 2 an SM 32 < M <= 48, N / 64 > SMs
 //   92 swap-AB 64x64x128    one consumer, not persistent, 2 an SM 48 < M <= 64, N / 64 > SMs
-//   101 swap-AB 64x96x128   ping-pong    persistent               64 < M <= 96, N / 64 <= SMs
-//   102 swap-AB 64x96x128   ping-pong    cluster 4x1, persistent  64 < M <= 96, more tiles
+//   111 swap-AB 64x80x128   ping-pong    persistent               64 < M <= 80, N / 64 <= SMs
+//   112 swap-AB 64x80x128   ping-pong    cluster 4x1, persistent  64 < M <= 80, more tiles
+//   101 swap-AB 64x96x128   ping-pong    persistent               80 < M <= 96, N / 64 <= SMs
+//   102 swap-AB 64x96x128   ping-pong    cluster 4x1, persistent  80 < M <= 96, more tiles
+//   116        128x112x128  cooperative  cluster 1x2, persistent  96 < M <= 128, where its tiles
+//                                                                 fill two rounds or more to 95%
 //   100 swap-AB 128x64x128  cooperative  persistent               96 < M <= 128, where its tiles
 //                                                                 make one wave over 3/4 of the
 //                                                                 SMs or more
+//   115 swap-AB 64x56x128   ping-pong    persistent               96 < M <= 112, one wave of its
+//                                                                 tiles
 //   44 swap-AB 64x128x128   ping-pong    persistent               96 < M <= 128, one wave of its
 //                                                                 tiles
 //   48 swap-AB 64x128x128   ping-pong    cluster 4x1, persistent  96 < M <= 128, more tiles
@@ -64,7 +71,7 @@
 //                                                                 tiles fill the last round better
 //   82         128x128x128  ping-pong    cluster 2x1, persistent  the same, where 82's do
 //   (36, 58 and 4 take the shapes M > 128 that 81 and 82 do not.)
-// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these nineteen. The
+// Each kernel costs ~30 s of nvcc on one core, so the shipped build holds these twenty-four. The
 // sweep in benchmarks/fp8_gemm_cutlass_check.py times more: run-time variants of the kernels
 // (10-20, 29, 30, 51-53 and 66-76: no extra kernel, in the shipped build; 12-14 in kernel 1's
 // build, 16 in 8's, 24-28 in 9's; 58 and 59 are one kernel, shipped), and kernels built only
@@ -159,13 +166,10 @@
 //                112-token tiles, for 97-112 tokens)                                         [18]
 //   108 swap-AB 64x56x128  ping-pong  no cluster, two temporaries, dependent launch (41 with
 //                56-token tiles, two of them for 97-112 tokens)                              [18]
-//   (103 and 105-108 ran with 64x16 or 64x8 wgmma instructions, see CUTE_SM90_EXTENDED_MMA_...)
-//   109 = 104, 110 = 103, 111 = 105, 112 = 106, 113 = 107, 115 = 108 with one wgmma instruction
-//                as wide as the token tile (64x48, 64x80, 64x112, 64x56)                     [19]
-//   114 swap-AB 64x112x128  ping-pong  no cluster (113 without its cluster)                   [19]
-//   116, 117    128x112x128  cooperative  cluster 1x2, none; two temporaries, dependent launch:
-//                cuBLASLt's tile at 128 x 28672 x 8192 (112 weight rows: 256 tiles, 1.94
-//                waves on 132 SMs)                                                          [19]
+//   (103-108 ran with 64x16 or 64x8 wgmma instructions, see CUTE_SM90_EXTENDED_MMA_...; 104
+//                was a pick until 109, the same tile with one 64x48 instruction, replaced it) [18]
+//   113 = 107 with one 64x112 wgmma instruction a k-step, 114 = 113 without its cluster     [19]
+//   117         128x112x128  cooperative  no cluster (116 without its cluster)               [19]
 //   118 swap-AB 64x40x128  ping-pong  no cluster (41 with 40-token tiles, for 33-40 tokens)  [19]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
@@ -288,9 +292,10 @@
 // CuTe picks a tile's wgmma shape from the widest that divides its N. Unless this is defined it
 // knows only 8, 16, 32, 64, 96, 128, 192 and 256: a 144-wide tile then gets 64x16 instructions
 // (nine per k-step), and so do the 48-, 80- and 112-token tiles (three, five, seven), a 56-token
-// one 64x8 (seven), each re-reading the weight's 64 x 32 bytes from shared memory. Sweep build
-// 11's tiles have it, and sweep build 19's (18's 103 and 105-108 again, with it).
-#if defined(KL_FP8_GEMM_SWEEP) && (KL_FP8_GEMM_SWEEP == 11 || KL_FP8_GEMM_SWEEP == 19)
+// one 64x8 (seven), each re-reading the weight's 64 x 32 bytes from shared memory. The shipped
+// build has it (109-112, 115 and 116 need it), and so do sweep builds 11 and 19; the other sweep
+// builds' candidates were measured without it (18's 103-108 as 64x16 and 64x8 instructions).
+#if !defined(KL_FP8_GEMM_SWEEP) || KL_FP8_GEMM_SWEEP == 11 || KL_FP8_GEMM_SWEEP == 19
 #define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
 #endif
 
@@ -513,13 +518,13 @@ constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 constexpr int kBuild = 0;
 #endif
 constexpr const char* const kBuildConfigs[] = {
-    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41-44, 48, 51-53, 58, 59, 64-76, 81, 82, 92, 96, 100-102, 104",
+    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41-44, 48, 51-53, 58, 59, 64-76, 81, 82, 92, 96, 100-102, 109-112, 115, 116",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40", "45",
     "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "86-91", "97 and 98",
-    "99, 103 and 105-108", "109-118",
+    "99 and 103-108", "113, 114, 117 and 118",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
-              "KL_FP8_GEMM_SWEEP must be 1 to 18");
+              "KL_FP8_GEMM_SWEEP must be 1 to 19");
 constexpr const char* kThisBuild = kBuildConfigs[kBuild];
 
 // One problem as the caller sees it (before any swap).
@@ -1047,11 +1052,32 @@ using Config42 = PingPong<Shape<_64, _32, _128>, true, Shape<_1, _1, _1>, Pingpo
 //    41's 64-row tiles (448 of them, 3.4 a CTA) ran 0.73-0.96x; far behind at the other weights,
 //    whose 256-row tiles fill under half the SMs.
 using Config96 = TwoTemps<Shape<_256, _64, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
-// 104. 92 with 48-token tiles, for 33-48 tokens where 41's tiles outnumber the SMs (N = 14336):
-//    41's and 92's 64-token box is 3/8 zero fill at 40 tokens. Beside torch._scaled_mm at 14336 x
-//    4096 (benchmarks/h200_session35, call 1; built first in sweep build 18): 1.03x at 40 and 48
-//    tokens, where 92 ran 0.92x and 0.99x.
-using Config104 = OneConsumer<Shape<_64, _48, _128>, 6, 2>;
+// 109, 110. 92 and 41 with 48-token tiles, for 33-48 tokens (41's and 92's 64-token box is 3/8
+//    zero fill at 40 tokens), each as one 64x48 wgmma instruction a k-step: 109 where 41's tiles
+//    outnumber the SMs (N = 14336), 110 elsewhere. Beside torch._scaled_mm at 40 and 48 tokens on
+//    the six Llama weights (benchmarks/h200_session36, call 2): 109 1.06x and 1.08x at 14336 x
+//    4096, where 104 (109 as three 64x16 instructions, sweep build 18, the pick before) ran 1.03x
+//    and 1.05x; 110 0.98-1.10x where 41 ran 0.92-1.06x, 1.09x at 40 x 4096 x 4096 against 0.95x.
+using Config109 = OneConsumer<Shape<_64, _48, _128>, 6, 2>;
+using Config110 = PingPong<Shape<_64, _48, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+// 111, 112. 101 and 102 with 80-token tiles (one 64x80 instruction a k-step), for 65-80 tokens,
+//    where the 96-token box is a fifth zero fill or more. Beside torch._scaled_mm at 72 and 80
+//    tokens (h200_session36, call 2): 0.96-1.05x, where 101 and 102 ran 0.86-1.03x (72 x 8192 x
+//    28672: 0.98x against 0.86x).
+using Config111 = PingPong<Shape<_64, _80, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+using Config112 = PingPong<Shape<_64, _80, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
+// 115. 41 with 56-token tiles (one 64x56 instruction a k-step), two of them for 97-112 tokens
+//    where 41 is picked (N = 4096): at 112 tokens 433 and 612 TFLOP/s at K = 4096 and 14336,
+//    where 41 ran 423 and 571 (torch._scaled_mm 459 and 663; h200_session36, call 2).
+using Config115 = PingPong<Shape<_64, _56, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+// 116. cuBLASLt's kernel at 128 x 28672 x 8192 (h200_session19, call 1): 128 tokens by 112 weight
+//    rows, unswapped (the weight rows are wgmma's N: one 64x112 instruction a warpgroup and
+//    k-step), cooperative, two temporaries, a cluster of two along N sharing the token tile by
+//    multicast. 256 tiles on 132 SMs fill 97% of two rounds, where 48's 448 fill 85% of four.
+//    At 28672 x 8192 (h200_session36, call 2): 895 and 774 TFLOP/s at 128 and 112 tokens, where
+//    48 ran 867 and 752 (torch._scaled_mm 896 and 777); at 14336 x 4096, one round of its tiles,
+//    behind 48 (757 against 775 at 128 tokens).
+using Config116 = TwoTemps<Shape<_128, _112, _128>, Shape<_1, _2, _1>>;
 // 101, 102. 44 and 48 with 96-token tiles (wgmma takes N = 96), for 65-96 tokens, where 128-token
 //    tiles are a quarter zero fill or more and two 64-token tiles a CTA's turn are worse: at 80
 //    and 96 tokens the picks before (41, 44, 48) ran 0.54-0.92x torch._scaled_mm, 101 and 102
@@ -1284,6 +1310,12 @@ using Config90 = SplitK<Shape<_64, _16, _128>>;
 using Config97 = TwoTemps<Shape<_256, _64, _128>, Shape<_4, _1, _1>, gemm::PersistentScheduler, true>;
 using Config98 = TwoTemps<Shape<_256, _16, _128>, Shape<_1, _1, _1>, gemm::PersistentScheduler, true>;
 #elif KL_FP8_GEMM_SWEEP == 18
+// 104. 92 with 48-token tiles, for 33-48 tokens where 41's tiles outnumber the SMs (N = 14336),
+//    built without CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED: three 64x16 wgmma instructions a
+//    k-step. Beside torch._scaled_mm at 14336 x 4096 (benchmarks/h200_session35, call 1): 1.03x
+//    at 40 and 48 tokens, where 92 ran 0.92x and 0.99x; shipped then, and replaced by 109 (the same
+//    tile as one 64x48 instruction) in h200_session36.
+using Config104 = OneConsumer<Shape<_64, _48, _128>, 6, 2>;
 // 99. 100 (shipped, above) in a 1x2 cluster, as cuBLASLt runs it at 128 x 8192 x 8192 and 28672
 //    (benchmarks/h200_session33, call 4): the two CTAs of a cluster, one weight tile by two token
 //    tiles, share the weight tile by multicast, so a k-tile takes 16 KB from L2 a CTA (8 of
@@ -1316,17 +1348,11 @@ using Config108 = PingPong<Shape<_64, _56, _128>, true, Shape<_1, _1, _1>, Pingp
 // CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED at the top), now with one instruction as wide as the tile.
 // In sweep build 18 (h200_session36, call 1) 105-108 ran as 64x16 or 64x8 instructions and lost
 // to the tiles they meant to replace by up to 2x (108 at 112 x 4096 x 14336: 313 TFLOP/s, 41 573).
-using Config109 = OneConsumer<Shape<_64, _48, _128>, 6, 2>;  // 104
-using Config110 = PingPong<Shape<_64, _48, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;  // 103
-using Config111 = PingPong<Shape<_64, _80, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;  // 105
-using Config112 = PingPong<Shape<_64, _80, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;  // 106
+// 109-112, 115 and 116 won (h200_session36, call 2) and are in the shipped build; 113, 114 and 117
+// lost to the picks, and 118 (41 with 40-token tiles) tied with 110 at 40 tokens.
 using Config113 = PingPong<Shape<_64, _112, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;  // 107
 using Config114 = PingPong<Shape<_64, _112, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
-using Config115 = PingPong<Shape<_64, _56, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;  // 108
-// 116, 117. cuBLASLt's kernel at 128 x 28672 x 8192 (h200_session19, call 1): 128 tokens by 112
-//    weight rows, unswapped, cooperative, in a cluster of two along N (the token tile multicast)
-//    or none. 256 tiles on 132 SMs fill 97% of two rounds, where 48's 448 fill 85% of four.
-using Config116 = TwoTemps<Shape<_128, _112, _128>, Shape<_1, _2, _1>>;
+// 117. 116 (shipped) without its cluster.
 using Config117 = TwoTemps<Shape<_128, _112, _128>, Shape<_1, _1, _1>>;
 using Config118 = PingPong<Shape<_64, _40, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 #endif
@@ -1365,7 +1391,12 @@ auto with_config(int config, F&& f) {
     case 100: return f(Config100{}, dependent_launch());
     case 101: return f(Config101{}, dependent_launch());
     case 102: return f(Config102{}, dependent_launch());
-    case 104: return f(Config104{}, dependent_launch());
+    case 109: return f(Config109{}, dependent_launch());
+    case 110: return f(Config110{}, dependent_launch());
+    case 111: return f(Config111{}, dependent_launch());
+    case 112: return f(Config112{}, dependent_launch());
+    case 115: return f(Config115{}, dependent_launch());
+    case 116: return f(Config116{}, dependent_launch());
     case 81: return f(Config81{}, dependent_launch());
     case 82: return f(Config82{}, dependent_launch());
     // The large-M picks with the tiles walked in another order (L2 reuse of a and b).
@@ -1459,19 +1490,14 @@ auto with_config(int config, F&& f) {
 #elif KL_FP8_GEMM_SWEEP == 18
     case 99: return f(Config99{}, dependent_launch());
     case 103: return f(Config103{}, dependent_launch());
+    case 104: return f(Config104{}, dependent_launch());
     case 105: return f(Config105{}, dependent_launch());
     case 106: return f(Config106{}, dependent_launch());
     case 107: return f(Config107{}, dependent_launch());
     case 108: return f(Config108{}, dependent_launch());
 #elif KL_FP8_GEMM_SWEEP == 19
-    case 109: return f(Config109{}, dependent_launch());
-    case 110: return f(Config110{}, dependent_launch());
-    case 111: return f(Config111{}, dependent_launch());
-    case 112: return f(Config112{}, dependent_launch());
     case 113: return f(Config113{}, dependent_launch());
     case 114: return f(Config114{}, dependent_launch());
-    case 115: return f(Config115{}, dependent_launch());
-    case 116: return f(Config116{}, dependent_launch());
     case 117: return f(Config117{}, dependent_launch());
     case 118: return f(Config118{}, dependent_launch());
 #endif
@@ -1541,17 +1567,18 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   //    an SM, as 64 and 65 at M <= 16: 0.92-1.11x, where 41 ran 0.94-1.05x; else 41,
   //    0.91-1.09x. At 40 tokens the picks were behind at all six weights (0.91-0.97x): 41's box
   //    is 3/8 zero fill, and 42 needs two token tiles.
-  //  - 33-48 tokens where 92 was picked: 104, 92 with 48-token tiles, 1.03x at 40 and 48 tokens
-  //    (h200_session35, call 1), where 92 ran 0.92x and 0.99x. Where 41 is picked, 41 with
-  //    48-token tiles (103, sweep build 18) gained only at N = 8192 and 40 tokens (0.98x and
-  //    0.95x, where 41 ran 0.92x and 0.90x) and stays out of the shipped build.
+  //  - 33-48 tokens: 92's and 41's kernels with 48-token tiles, each k-step one 64x48 wgmma
+  //    instruction: 109 where 92 was picked, 1.06x and 1.08x at 40 and 48 tokens, and 110
+  //    elsewhere, 0.98-1.10x, where 41 ran 0.92-1.06x (h200_session36, call 2). Built as three
+  //    64x16 instructions (CuTe's choice without CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED, sweep
+  //    build 18) the same tiles had gained only on 92 (104, the pick in h200_session35).
   // Earlier (h200_session33, call 6): 41 at M = 24 ran 0.68-0.86x, where these picks now run
   // 0.93-1.13x.
   if (m <= 64) {
     if (one_wave_over_most_sms(kl_cdiv<int64_t>(n, 256))) return 96;
     if (m <= 32) return 42;
-    if (weight_tiles > sms) return m <= 48 ? 104 : 92;
-    return 41;
+    if (m <= 48) return weight_tiles > sms ? 109 : 110;
+    return weight_tiles > sms ? 92 : 41;
   }
   if (m <= 128) {
     // 41's 64-token tiles where they make one wave (N = 4096: 128 tiles; 1.05x and 1.01x at
@@ -1569,10 +1596,21 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
     //  - 97-128 tokens: 100 where its 128x64 tiles make one wave over 3/4 of the SMs or more
     //    (N = 8192, as 96 above): 0.99x at 128 x 8192 x 8192 and 8192 x 28672, where 44 ran 0.98x
     //    and 0.92x; at 112 tokens 0.99x and 0.98x against 0.93x and 0.90x.
-    // Still behind at 112 tokens: 0.86-0.93x at N = 4096 and 28672 (41, 48; calls 1 and 2).
+    // And with wgmma instructions as wide as the tiles (h200_session36, call 2, beside
+    // torch._scaled_mm at 72, 80, 112 and 128 tokens):
+    //  - 65-80 tokens: 101 and 102 with 80-token tiles (111, 112), 0.96-1.05x, where 101 and 102
+    //    ran 0.86-1.03x.
+    //  - 97-128 tokens where 112-wide weight tiles take two rounds or more and fill them to 95%
+    //    (N = 28672: 256 tiles, 97%): cuBLASLt's unswapped 128x112 tiles (116), 1.00x at 112 and
+    //    128 tokens, where 48 ran 0.97x.
+    //  - 97-112 tokens where 41 is picked (N = 4096): 41 with two 56-token tiles (115), 0.92-0.94x,
+    //    where 41 ran 0.86-0.92x.
+    if (m <= 80) return weight_tiles <= sms ? 111 : 112;
     if (m <= 96) return weight_tiles <= sms ? 101 : 102;
+    const int64_t tiles112 = kl_cdiv<int64_t>(n, 112);  // 116's weight tiles
+    if (tiles112 > sms && 100 * tiles112 >= 95 * sms * kl_cdiv<int64_t>(tiles112, sms)) return 116;
     if (one_wave_over_most_sms(kl_cdiv<int64_t>(n, 128) * kl_cdiv<int64_t>(m, 64))) return 100;
-    if (weight_tiles * kl_cdiv<int64_t>(m, 64) <= sms) return 41;
+    if (weight_tiles * kl_cdiv<int64_t>(m, 64) <= sms) return m <= 112 ? 115 : 41;
     return weight_tiles <= sms ? 44 : 48;
   }
   // Larger M. Under half a wave of 128x128 tiles (M = 256, N = 4096: 64), stream-K's split of K
