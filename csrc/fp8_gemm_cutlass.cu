@@ -1331,17 +1331,23 @@ using Config99 = TwoTemps<Shape<_128, _64, _128>, Shape<_1, _2, _1>, gemm::Persi
 using Config103 = PingPong<Shape<_64, _48, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 // 105, 106. 101 and 102 with 80-token tiles, for 65-80 tokens: at 72 tokens the 96-token tiles
 //    are a quarter zero fill, and the picks ran 0.86-1.00x torch._scaled_mm (h200_session35,
-//    call 2). Not yet run.
+//    call 2). Built here as five 64x16 wgmma instructions a k-step (see
+//    CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED), they ran 0.78x and 0.62x at 72 tokens (geometric
+//    means, h200_session36, call 1); as one 64x80 instruction they are 111 and 112, shipped.
 using Config105 = PingPong<Shape<_64, _80, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 using Config106 = PingPong<Shape<_64, _80, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
 // 107. 48 with 112-token tiles, for 97-112 tokens past one wave of 64-row tiles (N = 14336 and
 //    28672): at 112 tokens 48's 128-token box is an eighth zero fill, and it ran 0.93x at
-//    28672 x 8192 (h200_session35, call 2). Not yet run.
+//    28672 x 8192 (h200_session35, call 2). As seven 64x16 instructions it ran 510 TFLOP/s at
+//    112 x 28672 x 8192, where 48 ran 777 (h200_session36, call 1); 113 is the one-instruction
+//    build, in sweep build 19.
 using Config107 = PingPong<Shape<_64, _112, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
 // 108. 41 with 56-token tiles, for 97-112 tokens where 41 is picked (N = 4096: two token tiles a
 //    weight tile, 128 CTAs): at 112 tokens 41's second 64-token box is an eighth zero fill, and
 //    41 ran 0.86-0.92x at N = 4096 (h200_session35, calls 1 and 2), where its time per token
-//    at 128 tokens was 4% lower. Not yet run.
+//    at 128 tokens was 4% lower. As seven 64x8 instructions it ran 313 TFLOP/s at 112 x 4096 x
+//    14336, where 41 ran 573 (h200_session36, call 1); as one 64x56 instruction it is 115,
+//    shipped.
 using Config108 = PingPong<Shape<_64, _56, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 #elif KL_FP8_GEMM_SWEEP == 19
 // 109-118: the token tiles whose width is not among CuTe's default wgmma shapes (see
