@@ -21,9 +21,9 @@ tiles), 99, 103 and 105-108 (100 in a 1x2 cluster; 41 with 48-token tiles; 101 a
 80-token tiles, 48 with 112-token ones, 41 with 56-token ones), 109-118 (104, 103 and 105-108
 again, with wgmma instructions as wide as their token tiles; 64x112 tiles without a cluster,
 cuBLASLt's 128x112 tiles at M = 128, 41 with 40-token tiles). The file's header says what each
-configuration tests and why. Every configuration is checked against float64 before anything is timed. Columns: TFLOP/s;
-"w%" = the weight's bytes (N x K) per second as a share of this run's device-to-device copy
-bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the same kind of scales. Expected duration on an H200: ~4.5 min of builds, ~3 min of checks and
+configuration tests and why. Every configuration is checked against float64 before anything is
+timed. Columns: TFLOP/s; "w%" = the weight's bytes (N x K) per second as a share of this run's
+device-to-device copy bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the same kind of scales. Expected duration on an H200: ~4.5 min of builds, ~3 min of checks and
 timings.
 """
 import argparse
