@@ -20,7 +20,8 @@ into 2 or 4 batches, fp32 partials summed by a second kernel), 97-98 (96 in a 4x
 tiles), 99, 103 and 105-108 (100 in a 1x2 cluster; 41 with 48-token tiles; 101 and 102 with
 80-token tiles, 48 with 112-token ones, 41 with 56-token ones), 109-118 (104, 103 and 105-108
 again, with wgmma instructions as wide as their token tiles; 64x112 tiles without a cluster,
-cuBLASLt's 128x112 tiles at M = 128, 41 with 40-token tiles). The file's header says what each
+cuBLASLt's 128x112 tiles at M = 128, 41 with 40-token tiles, 115 and 41 in a 1x2 cluster, 111
+with 72-token tiles). The file's header says what each
 configuration tests and why. Every configuration is checked against float64 before anything is
 timed. Columns: TFLOP/s; "w%" = the weight's bytes (N x K) per second as a share of this run's
 device-to-device copy bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the same kind of scales. Expected duration on an H200: ~4.5 min of builds, ~3 min of checks and
@@ -67,7 +68,7 @@ BUILDS = {0: [3, 4, 10, 11, 15, 17, 18, 19, 20, 29, 30, 36, 41, 42, 43, 44, 48, 
           6: [37, 38, 39], 7: [40], 8: [45], 9: [2, 21, 22, 23, 24, 25, 26, 27, 28, 33],
           10: [46, 47], 11: [49, 50], 12: [57], 13: [60, 61, 62], 14: [63], 15: [77, 78, 79, 80],
           16: [86, 87, 88, 89, 90, 91], 17: [97, 98], 18: [99, 103, 104, 105, 106, 107, 108],
-          19: [113, 114, 117, 118]}
+          19: [113, 114, 117, 118, 119, 120, 121]}
 # What the dispatch picks from (build 0's twenty-four kernels).
 SHIPPED_PICKS = (29, 36, 41, 42, 43, 44, 48, 53, 59, 64, 65, 81, 82, 92, 96, 100, 101, 102, 109, 110, 111, 112,
                  115, 116)
@@ -84,8 +85,8 @@ def sweep_configs(m):
     42 and 45, build 13's stream-K ones 60-62, 63-65 at M <= 64, the batched split-K kernels
     86-91, 92, the 256-row tiles 96-98 and the 40- and 48-token tiles 103-104, 109-110 and 118 at
     M <= 64, the 128x64 tiles 99-100, the 56-, 80-, 96- and 112-token tiles 108, 105-106,
-    101-102 and 107 and their wide-instruction twins 111-115, and the 128x112 tiles 116-117 at
-    M <= 128); the promotion, stream-K, swizzle and ping-pong variants of the big tiles where the
+    101-102 and 107 and their wide-instruction twins 111-115, the 128x112 tiles 116-117, 115 and
+    41 in a 1x2 cluster (119-120) and the 72-token tiles 121 at M <= 128); the promotion, stream-K, swizzle and ping-pong variants of the big tiles where the
     FLOPs do (51-53: 30 promoting every 512, 1024, 2048 of K; 58 stream-K forced), beside the
     picks 29, 36, 53 and 59, sweep build 6's 37-39, 11's 49-50 and 12's 57, and 53 and 36 with
     their tiles walked in other orders (66-75: swizzle 2, 4, 8; down M; along N), 53 promoting
@@ -96,7 +97,8 @@ def sweep_configs(m):
                 86, 87, 90, 91, 92, 96, 97, 98, 103, 104, 109, 110, 118]
     if m <= 128:
         return [2, 3, 15, 4, 10, 5, 8, 23, 22, 27, 26, 28, 29, 31, 33, 40, 45, 46, 47, 61, 62, 48, 41, 44,
-                86, 87, 88, 89, 92, 99, 100, 101, 102, 105, 106, 107, 108, 111, 112, 113, 114, 115, 116, 117]
+                86, 87, 88, 89, 92, 99, 100, 101, 102, 105, 106, 107, 108, 111, 112, 113, 114, 115, 116, 117,
+                119, 120, 121]
     return [3, 15, 19, 20, 4, 10, 17, 18, 11, 5, 8, 16, 9, 6, 29, 30, 51, 52, 53, 34, 35, 36, 37, 38, 39, 49, 50,
             57, 58, 59, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82]
 

@@ -171,6 +171,8 @@
 //   113 = 107 with one 64x112 wgmma instruction a k-step, 114 = 113 without its cluster     [19]
 //   117         128x112x128  cooperative  no cluster (116 without its cluster)               [19]
 //   118 swap-AB 64x40x128  ping-pong  no cluster (41 with 40-token tiles, for 33-40 tokens)  [19]
+//   119, 120 = 115 and 41 in a 1x2 cluster (the weight tile multicast to its two token tiles) [19]
+//   121 swap-AB 64x72x128  ping-pong  no cluster (111 with 72-token tiles)                   [19]
 // Why these (napkin math; the sweep must confirm):
 //   - Promotion (see Accuracy) drains the tensor-core pipe: CUTLASS's fp8 mainloop waits for
 //     every wgmma in flight (warpgroup_wait<0>) before it adds the temporary into the fp32
@@ -384,7 +386,7 @@ namespace {
 
 using namespace cute;
 
-constexpr int kNumConfigs = 119;  // 0 (auto) and configurations 1-118 (54-56 removed, 83-85 not here)
+constexpr int kNumConfigs = 122;  // 0 (auto) and configurations 1-121 (54-56 removed, 83-85 not here)
 const char* const kConfigNames[kNumConfigs] = {
     "auto",
     "1 swapAB 128x16x128 coop streamK",
@@ -505,6 +507,9 @@ const char* const kConfigNames[kNumConfigs] = {
     "116 128x112x128 wgmma n112 cooperative c1x2 two temporaries dependent launch",
     "117 128x112x128 wgmma n112 cooperative two temporaries dependent launch",
     "118 swapAB 64x40x128 wgmma n40 pingpong two temporaries dependent launch",
+    "119 swapAB 64x56x128 wgmma n56 pingpong c1x2 two temporaries dependent launch",
+    "120 swapAB 64x64x128 pingpong c1x2 two temporaries dependent launch",
+    "121 swapAB 64x72x128 wgmma n72 pingpong two temporaries dependent launch",
 };
 // Which build holds which configuration (benchmarks/fp8_gemm_cutlass_check.py knows the same):
 // the file as shipped (0), or built with KL_FP8_GEMM_SWEEP = 1 to 19. 54-56 (36 adding its
@@ -521,7 +526,7 @@ constexpr const char* const kBuildConfigs[] = {
     "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41-44, 48, 51-53, 58, 59, 64-76, 81, 82, 92, 96, 100-102, 109-112, 115, 116",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40", "45",
     "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "86-91", "97 and 98",
-    "99 and 103-108", "113, 114, 117 and 118",
+    "99 and 103-108", "113, 114 and 117-121",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
               "KL_FP8_GEMM_SWEEP must be 1 to 19");
@@ -1361,6 +1366,17 @@ using Config114 = PingPong<Shape<_64, _112, _128>, true, Shape<_1, _1, _1>, Ping
 // 117. 116 (shipped) without its cluster.
 using Config117 = TwoTemps<Shape<_128, _112, _128>, Shape<_1, _1, _1>>;
 using Config118 = PingPong<Shape<_64, _40, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+// 119, 120. 115 and 41 in a 1x2 cluster: the two CTAs of a weight tile (its two token tiles, at
+//    97-128 tokens where N = 4096) take it from L2 once, by multicast, and in step, where now each
+//    reads it on its own. For the gap at 97-128 tokens on N = 4096 (112 tokens 0.93-0.94x
+//    torch._scaled_mm; 128 x 4096 x 14336 at 63-64% of the copy roof, h200_session36, calls 3
+//    and 4). 99 (100 in such a cluster) ran level with 100 at N = 8192 (h200_session35, call 1).
+//    Not yet run.
+using Config119 = PingPong<Shape<_64, _56, _128>, true, Shape<_1, _2, _1>, PingpongTwoTemps>;
+using Config120 = PingPong<Shape<_64, _64, _128>, true, Shape<_1, _2, _1>, PingpongTwoTemps>;
+// 121. 111 with 72-token tiles, for 65-72 tokens (the 80-token box a tenth zero fill at 72
+//    tokens, where 111 ran 0.95-1.01x; h200_session36, call 3). Not yet run.
+using Config121 = PingPong<Shape<_64, _72, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 #endif
 
 // A configuration's kernel and knobs, handed to f.
@@ -1506,6 +1522,9 @@ auto with_config(int config, F&& f) {
     case 114: return f(Config114{}, dependent_launch());
     case 117: return f(Config117{}, dependent_launch());
     case 118: return f(Config118{}, dependent_launch());
+    case 119: return f(Config119{}, dependent_launch());
+    case 120: return f(Config120{}, dependent_launch());
+    case 121: return f(Config121{}, dependent_launch());
 #endif
   }
   throw std::invalid_argument("fp8_gemm_cutlass: config " + std::to_string(config) + " is not in build " +
