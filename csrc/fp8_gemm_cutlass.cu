@@ -1568,6 +1568,8 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   const int64_t weight_tiles = kl_cdiv<int64_t>(n, 64);  // the decode kernels' 64-row tiles
   // One wave of CTAs over 3/4 of the SMs or more: where 96's and 100's taller tiles win.
   const auto one_wave_over_most_sms = [sms](int64_t tiles) { return tiles <= sms && 4 * tiles >= 3 * sms; };
+  // How full persistent CTAs, one an SM, keep the SMs through their rounds of `tiles` tiles.
+  const auto fill = [sms](int64_t tiles) { return double(tiles) / double(sms * kl_cdiv<int64_t>(tiles, sms)); };
   if (m <= 16) {
     // Where 43's tiles outnumber the SMs, its persistent CTAs walk two tiles or more each, and an
     // SM with one tile more than another sets the time (N = 28672: 448 tiles, 3.39 a CTA). 64 and
@@ -1633,7 +1635,7 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
     if (m <= 80) return weight_tiles <= sms ? 111 : 112;
     if (m <= 96) return weight_tiles <= sms ? 101 : 102;
     const int64_t tiles112 = kl_cdiv<int64_t>(n, 112);  // 116's weight tiles
-    if (tiles112 > sms && 100 * tiles112 >= 95 * sms * kl_cdiv<int64_t>(tiles112, sms)) return 116;
+    if (tiles112 > sms && fill(tiles112) >= 0.95) return 116;
     if (one_wave_over_most_sms(kl_cdiv<int64_t>(n, 128) * kl_cdiv<int64_t>(m, 64))) return 100;
     if (weight_tiles * kl_cdiv<int64_t>(m, 64) <= sms) return m <= 112 ? 115 : 41;
     return weight_tiles <= sms ? 44 : 48;
@@ -1656,9 +1658,6 @@ int pick_config(int64_t m, int64_t n, int64_t k) {
   // take turns with, and the cooperative kernels (below) split each tile over both (not
   // measured against 82 there).
   if (k <= 4096 && tiles128 >= 2 * sms) {
-    const auto fill = [sms](int64_t n_tiles) {
-      return double(n_tiles) / double(sms * kl_cdiv<int64_t>(n_tiles, sms));
-    };
     return fill(tiles) >= 0.95 * fill(tiles128) ? 81 : 82;
   }
   // Few waves of 128x192 tiles: 128x128 tiles with the two-temporaries mainloop (36: no drain per

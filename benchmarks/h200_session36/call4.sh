@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Thirty-sixth H200 session, call 4 (on call 3's machine, the CUTLASS library built): the bench of
-# record with call 3's dispatch, `bench fp8_gemm --rungs triton cuda` (one round: the time left
-# this session held no second), then chapter 02 executed with its outputs saved.
+# Thirty-sixth H200 session, call 4 (on call 3's machine, the CUTLASS library built): a bench with
+# call 3's dispatch, `bench fp8_gemm --rungs triton cuda` (one round: the time left this session
+# held no second; kept beside the two-round bench of record, see README.md), then chapter 02
+# executed with its outputs saved.
 set -uo pipefail
 source benchmarks/h200_session10/lib.sh
 setup call4
