@@ -4,27 +4,15 @@ against a float64 reference, then timed next to torch._scaled_mm at Llama-3 8B/7
     python benchmarks/fp8_gemm_cutlass_check.py [--json PATH] [--no-sweep | --shipped-build | --builds 0,4]
         [--configs 36,53] [--ms 1,16,...]
 
-Nineteen libraries are built side by side, each by its own process (nvcc compiles one file on one
-core, ~260 s for the largest on an H200 host's cores): the file as shipped (the configurations the
-dispatch picks from, SHIPPED_PICKS below, and the run-time variants of their kernels: BUILDS[0];
-the file's header says which is picked where) and the same file with KL_FP8_GEMM_SWEEP = 1 to 18:
-kernels 5-6, 7-8 with 16, 9, 1 with 12-14, the decode candidates 31-32 with the large-M ping-pong
-candidates 34-35, 37-39 (36 with the cluster across N, and 36's tile with CUTLASS's mainloop), 40
-(the earlier pick 23 with the two-temporaries mainloop), 45 (3's stream-K tile with it), the earlier
-decode picks 2, 21-23 and 33 with their variants 24-28, 46-47 (44 and 41 with the token tile
-multicast across a 2x1 cluster), 49-50 (128x144 tiles at large M), 57 (36 with stream-K splitting
-its last waves), 60-62 (decode: swap-AB 128-row tiles under stream-K with the two-temporaries
-mainloop) and 63 (decode: one CTA a tile, four on an SM at once; 64 and 65, shipped, three and two),
-77-80 (kernel 4's epilogue in other pieces, with its control), 86-91 (the decode tiles with K split
-into 2 or 4 batches, fp32 partials summed by a second kernel), 97-98 (96 in a 4x1 cluster, 256x16
-tiles), 99, 103 and 105-108 (100 in a 1x2 cluster; 41 with 48-token tiles; 101 and 102 with
-80-token tiles, 48 with 112-token ones, 41 with 56-token ones), 109-118 (104, 103 and 105-108
-again, with wgmma instructions as wide as their token tiles; 64x112 tiles without a cluster,
-cuBLASLt's 128x112 tiles at M = 128, 41 with 40-token tiles, 115 and 41 in a 1x2 cluster, 111
-with 72-token tiles). The file's header says what each
-configuration tests and why. Every configuration is checked against float64 before anything is
-timed. Columns: TFLOP/s; "w%" = the weight's bytes (N x K) per second as a share of this run's
-device-to-device copy bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the same kind of scales. Expected duration on an H200: ~4.5 min of builds, ~3 min of checks and
+Twenty libraries are built side by side, each by its own process (nvcc compiles one file on one
+core, ~260 s for the largest on an H200 host's cores): the file as shipped (build 0: the
+configurations the dispatch picks from, SHIPPED_PICKS below, and the run-time variants of their
+kernels) and the sweep builds, the same file with KL_FP8_GEMM_SWEEP = 1 to 19. Their candidates
+are in csrc/fp8_gemm_cutlass_sweep.cuh, each with what it tests and why; BUILDS below says which
+build holds which configuration. Every configuration is checked against float64 before anything
+is timed. Columns: TFLOP/s; "w%" = the weight's bytes (N x K) per second as a share of this run's
+device-to-device copy bandwidth, the roof for small M; "x" = ours / torch._scaled_mm with the
+same kind of scales. Expected duration on an H200: ~4.5 min of builds, ~3 min of checks and
 timings.
 """
 import argparse
@@ -69,7 +57,8 @@ BUILDS = {0: [3, 4, 10, 11, 15, 17, 18, 19, 20, 29, 30, 36, 41, 42, 43, 44, 48, 
           10: [46, 47], 11: [49, 50], 12: [57], 13: [60, 61, 62], 14: [63], 15: [77, 78, 79, 80],
           16: [86, 87, 88, 89, 90, 91], 17: [97, 98], 18: [99, 103, 104, 105, 106, 107, 108],
           19: [113, 114, 117, 118, 119, 120, 121]}
-# What the dispatch picks from (build 0's twenty-four kernels).
+# What the dispatch picks from (build 0's twenty-four kernels; tests/test_fp8_gemm_pick.py checks this
+# list against csrc/fp8_gemm_cutlass_pick.h).
 SHIPPED_PICKS = (29, 36, 41, 42, 43, 44, 48, 53, 59, 64, 65, 81, 82, 92, 96, 100, 101, 102, 109, 110, 111, 112,
                  115, 116)
 # No fp32 promotion, K past 4096 in the check: the error is reported (marked *), not judged. 81 and
@@ -80,18 +69,18 @@ TARGET_S = 0.1  # seconds per timing (--target-s): ~520 timings, about two and a
 
 def sweep_configs(m):
     """The forced configurations worth timing at M: the decode picks and their predecessors
-    (build 9) and neighbours where the weight's bytes decide (M <= 128: swap-AB, stream-K and
-    split-K variants, the cluster candidates 31-32 and 46-47, the two-temporaries candidates 40,
-    42 and 45, build 13's stream-K ones 60-62, 63-65 at M <= 64, the batched split-K kernels
-    86-91, 92, the 256-row tiles 96-98 and the 40- and 48-token tiles 103-104, 109-110 and 118 at
-    M <= 64, the 128x64 tiles 99-100, the 56-, 80-, 96- and 112-token tiles 108, 105-106,
-    101-102 and 107 and their wide-instruction twins 111-115, the 128x112 tiles 116-117, 115 and
-    41 in a 1x2 cluster (119-120) and the 72-token tiles 121 at M <= 128); the promotion, stream-K, swizzle and ping-pong variants of the big tiles where the
-    FLOPs do (51-53: 30 promoting every 512, 1024, 2048 of K; 58 stream-K forced), beside the
-    picks 29, 36, 53 and 59, sweep build 6's 37-39, 11's 49-50 and 12's 57, and 53 and 36 with
-    their tiles walked in other orders (66-75: swizzle 2, 4, 8; down M; along N), 53 promoting
-    every 4096 of K (76), 53's epilogue in other pieces (77-80) and the ping-pong kernels with fast
-    accumulation (81-82)."""
+    (build 9) and neighbours where the weight's bytes decide (M <= 128: swap-AB, stream-K and split-K
+    variants, the cluster candidates 31-32 and 46-47, the two-temporaries candidates 40, 42 and 45,
+    build 13's stream-K ones 60-62, 63-65 at M <= 64, the batched split-K kernels 86-91, 92, the
+    256-row tiles 96-98 and the 40- and 48-token tiles 103-104, 109-110 and 118 at M <= 64, the
+    128x64 tiles 99-100, the 56-, 80-, 96- and 112-token tiles 108, 105-106, 101-102 and 107 and
+    their wide-instruction twins 111-115, the 128x112 tiles 116-117, 115 and 41 in a 1x2 cluster
+    (119-120) and the 72-token tiles 121 at M <= 128); the promotion, stream-K, swizzle and
+    ping-pong variants of the big tiles where the FLOPs do (51-53: 30 promoting every 512, 1024,
+    2048 of K; 58 stream-K forced), beside the picks 29, 36, 53 and 59, sweep build 6's 37-39, 11's
+    49-50 and 12's 57, and 53 and 36 with their tiles walked in other orders (66-75: swizzle 2, 4,
+    8; down M; along N), 53 promoting every 4096 of K (76), 53's epilogue in other pieces (77-80)
+    and the ping-pong kernels with fast accumulation (81-82)."""
     if m <= 64:
         return [1, 7, 12, 13, 14, 2, 3, 21, 22, 24, 25, 26, 28, 31, 32, 33, 42, 47, 60, 61, 63, 64, 65, 41, 43,
                 86, 87, 90, 91, 92, 96, 97, 98, 103, 104, 109, 110, 118]

@@ -108,6 +108,7 @@ def test_silu_mul_reference_does_not_spill(nvcc, arch):
 
 
 FP8_CUTLASS = kc.CSRC / "fp8_gemm_cutlass.cu"
+FP8_CUTLASS_SWEEP = kc.CSRC / "fp8_gemm_cutlass_sweep.cuh"
 
 
 def test_fp8_gemm_cutlass_neither_spills_nor_serializes_wgmma(nvcc):
@@ -131,18 +132,20 @@ def test_fp8_gemm_cutlass_neither_spills_nor_serializes_wgmma(nvcc):
 
 
 def _cutlass_builds_in_source() -> tuple[dict[int, set[int]], dict[int, set[int]], int, int]:
-    """From csrc/fp8_gemm_cutlass.cu: the configurations with_config() dispatches in each build
-    (0: as shipped, n: KL_FP8_GEMM_SWEEP = n), the ones kBuildConfigs says each build holds, and
-    kNumConfigs with the number of names kConfigNames gives."""
+    """From csrc/fp8_gemm_cutlass.cu and fp8_gemm_cutlass_sweep.cuh: the configurations each build
+    dispatches (0: as shipped, with_config's cases; n: KL_FP8_GEMM_SWEEP = n, with_sweep_config's),
+    the ones kBuildConfigs says each build holds, and kNumConfigs with the number of names
+    kConfigNames gives."""
     text = FP8_CUTLASS.read_text()
-    body = text[text.index("auto with_config(int config, F&& f) {"):]
-    body = body[:body.index("  throw std::invalid_argument")]
     cases: dict[int, set[int]] = {}
+    body = text[text.index("auto with_config(int config, F&& f) {"):]
+    body = body[body.index("#else"):body.index("#endif")]
+    cases[0] = {int(c) for c in re.findall(r"^\s+case (\d+):", body, flags=re.M)}
+    sweep = FP8_CUTLASS_SWEEP.read_text()
+    body = sweep[sweep.index("auto with_sweep_config(int config, F&& f) {"):]
     build = None
     for line in body.splitlines():
-        if line.startswith("#if !defined(KL_FP8_GEMM_SWEEP)"):
-            build = 0
-        elif m := re.match(r"#elif KL_FP8_GEMM_SWEEP == (\d+)", line):
+        if m := re.match(r"#(?:el)?if KL_FP8_GEMM_SWEEP == (\d+)", line):
             build = int(m.group(1))
         elif m := re.match(r"\s+case (\d+):", line):
             cases.setdefault(build, set()).add(int(m.group(1)))
