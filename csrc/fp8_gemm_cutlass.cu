@@ -97,7 +97,7 @@
 // however long K is, against ~130 for fast accumulation at K = 4144. The temporary doubles the
 // accumulator registers: a consumer thread gets 232 (setmaxnreg), so a warpgroup's share of a
 // tile stops at 64x192 (96 + 96 registers); 64x256, the usual share without promotion, would
-// need 256. Kernel 6 shows what the promotion costs.
+// need 256. Kernel 6 (sweep build 1) shows what the promotion costs.
 // Where K <= 4096 the whole sum is short enough to need no promotion: fast accumulation's
 // relative L2 error against float64 is 1.3e-3 at K = 4096 on an H200 (chapter 02, section 7),
 // under the 1.7e-3 that rounding the exact result to bf16 costs by itself (the two together
@@ -454,8 +454,9 @@ using StreamK = cutlass::gemm::StreamKScheduler;
 // kl_cutlass::sum_partials (above) adds the batches into y (bf16). Unlike stream-K (60-62)
 // nothing is zeroed before the launch and no CTA waits for another's partial; the price is
 // batches x M x N x 4 bytes of partials written and read again, and a second launch.
-// Measured slower than the unsplit tiles everywhere (build 16, below, says by how much): the
-// ping-pong warpgroups take turns in the mainloop, so a CTA's second unit streams no faster.
+// Measured slower than the unsplit tiles everywhere (sweep build 16, fp8_gemm_cutlass_sweep.cuh,
+// says by how much): the ping-pong warpgroups take turns in the mainloop, so a CTA's second unit
+// streams no faster.
 // The batches a K splits into: the most, up to `want`, that leave every batch whole k-tiles (so a
 // batch's last k-tile never reads into the next batch's columns); 1 (no split) if none.
 inline int usable_splits(int k, int want, int k_tile) {
@@ -480,9 +481,9 @@ struct HasPromotion<Args, std::void_t<decltype(std::declval<Args&>().mma_promoti
 // k-tile queued. Every k-tile (128 of K, 4 k-steps) is promoted: CUTLASS's default interval, half
 // kernels 3 and 4's 256. The price is registers: accumulators plus two temporaries is 3 x 64
 // per thread for a warpgroup's 64x128 share of a 128x128 tile, or a ping-pong warpgroup's 64x128
-// tile (192 of the 232 a consumer thread gets), which rules out the 128x192 tiles of kernel 4. torch._scaled_mm's kernel at M = 4096
-// is named for 128x128 tiles, cooperative, six stages, a 2x1 cluster (benchmarks/h200_session19,
-// call 1).
+// tile (192 of the 232 a consumer thread gets), which rules out the 128x192 tiles of kernel 4.
+// torch._scaled_mm's kernel at M = 4096 is named for 128x128 tiles, cooperative, six stages, a 2x1
+// cluster (benchmarks/h200_session19, call 1).
 //
 // Base: the mainloop CUTLASS builds for fp8 with fast accumulation (its loads, shared memory,
 // pipeline and arguments are kept); only the consumer's loop, mma(), is ours. Everything the
@@ -867,18 +868,18 @@ using Config4 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, gemm::Pe
 using Config36 = TwoTemps<Shape<_128, _128, _128>, Shape<_2, _1, _1>>;
 // 41, 43, 44. Decode (M <= 128): swap-AB ping-pong tiles of 64 weight rows (one wgmma tall; each
 //    consumer warpgroup owns whole tiles, the two taking turns), no K split, promoted from two
-//    temporaries (see the top): 16, 64 or 128 tokens a tile.
+//    temporaries (TwoTempsMainloop): 16, 64 or 128 tokens a tile.
 using Config41 = PingPong<Shape<_64, _64, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 using Config43 = PingPong<Shape<_64, _16, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 using Config44 = PingPong<Shape<_64, _128, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 // 48. 44 in a 4x1 cluster: four CTAs of neighbouring weight rows share (multicast) the token tile,
-//    for M = 128 where the weight's tiles are more than the SMs (see the top).
+//    for M = 128 where the weight's tiles are more than the SMs (fp8_gemm_cutlass_pick.h).
 using Config48 = PingPong<Shape<_64, _128, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
 // 58 (59). Kernel 4 under stream-K (as 8, sweep build 2), promoted every 2048 of K as 53: the
-//    tiles of the last two waves split along K over one wave of CTAs (sweep build 12, below).
+//    tiles of the last two waves split along K over one wave of CTAs (57, sweep build 12).
 using Config58 = Cooperative<Shape<_128, _192, _128>, Shape<_2, _1, _1>, StreamK, false>;
 // 64, 65. Decode (M <= 16) where 43's 64-row tiles outnumber the SMs: every tile's CTA on the GPU
-//    at once, 3 (64 rows, 6 stages) or 2 (128 rows, 5 stages) an SM (sweep build 14, below).
+//    at once, 3 (64 rows, 6 stages) or 2 (128 rows, 5 stages) an SM (63, sweep build 14).
 using Config64 = OneConsumer<Shape<_64, _16, _128>, 6, 3>;
 using Config65 = OneConsumer<Shape<_128, _16, _128>, 5, 2>;
 // 92. 64's design for 33-64 tokens, where 41's 64-row tiles outnumber the SMs: 41's 64x64 tile,
