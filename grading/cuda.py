@@ -220,6 +220,31 @@ def parse_ptxas_report(log: str, *, demangle: bool = True) -> dict[str, dict[str
     return kernels
 
 
+_PTX_ENTRY = re.compile(r"^(?:\.(?:visible|weak)\s+)?\.entry\s+([\w$.]+)\(", re.MULTILINE)
+_WGMMA = re.compile(r"\bwgmma\.mma_async(?:\.sp)?\.sync\.aligned\.(m\d+n\d+k\d+)\b")
+
+
+def parse_wgmma(ptx: str, *, demangle: bool = True) -> dict[str, dict[str, int]]:
+    """Per kernel (entry function) of PTX text that issues wgmma: its instruction shapes and how
+    often each is written, e.g. {"m64n56k32": 8}. Names as parse_ptxas_report gives them.
+
+    The shape says how CuTe cut a tile into instructions: a 64x56 tile built from seven m64n8k32
+    runs correctly and slowly (csrc/fp8_gemm_cutlass.cu, CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED)."""
+    starts = list(_PTX_ENTRY.finditer(ptx))
+    kernels: dict[str, dict[str, int]] = {}
+    for i, entry in enumerate(starts):
+        body = ptx[entry.end():starts[i + 1].start() if i + 1 < len(starts) else len(ptx)]
+        shapes: dict[str, int] = {}
+        for m in _WGMMA.finditer(body):
+            shapes[m.group(1)] = shapes.get(m.group(1), 0) + 1
+        if shapes:
+            kernels[entry.group(1)] = shapes
+    if demangle and kernels:
+        names = _demangle(list(kernels))
+        kernels = {names[k]: v for k, v in kernels.items()}
+    return kernels
+
+
 def _demangle(mangled: list[str]) -> dict[str, str]:
     """Readable kernel names: `_silu_mul_kernel<float, 4>`; raw names when c++filt is absent."""
     cxxfilt = shutil.which("c++filt")
@@ -275,6 +300,8 @@ class CompileReport:
     arch: str
     log: str
     kernels: dict[str, dict[str, int]]
+    # Per kernel that issues wgmma (Hopper), its instruction shapes and counts (parse_wgmma).
+    wgmma: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
 
     def errors(self, limit: int = 15) -> str:
         return first_error_lines(self.log, limit)
@@ -315,14 +342,15 @@ class CompileReport:
 def compile_only(source: Path, arch: str = DEFAULT_CHECK_ARCH, *, cutlass: bool = False,
                  extra_flags: Sequence[str] = ()) -> CompileReport:
     """Compile one .cu file to an object file with nvcc for one architecture, keep the ptxas
-    report. Needs nvcc, not a GPU. Raises CudaUnavailable when nvcc is missing and
+    report and the wgmma shapes of its PTX. Needs nvcc, not a GPU. Raises CudaUnavailable when nvcc is missing and
     CutlassNotFound when `cutlass` is set and no CUTLASS headers are found."""
     source = Path(source).resolve()
     nvcc = nvcc_path()
     if nvcc is None:
         raise CudaUnavailable("nvcc not found: the CUDA rung was not compiled")
     includes = [CSRC, *(cutlass_include_dirs() if cutlass else [])]
-    flags = [*NVCC_FLAGS, *_torch_nvcc_flags(), gencode_flag(arch), "-Xptxas", "-v",
+    # -keep leaves the PTX beside the object, at no extra compile time: parse_wgmma reads it.
+    flags = [*NVCC_FLAGS, *_torch_nvcc_flags(), gencode_flag(arch), "-Xptxas", "-v", "-keep",
              *(f"-I{d}" for d in includes), *extra_flags]
     # The report is kept on disk, keyed by everything that decides it (the source and every
     # local header it includes, the flags, nvcc's version): the same file is compile-checked by
@@ -330,18 +358,20 @@ def compile_only(source: Path, arch: str = DEFAULT_CHECK_ARCH, *, cutlass: bool 
     cached = _report_cache_path(source, includes, [*flags, *([_cutlass_version()] if cutlass else [])], str(nvcc))
     if cached.is_file():
         saved = json.loads(cached.read_text())
-        ok, log = saved["ok"], saved["log"]
+        ok, log, wgmma = saved["ok"], saved["log"], saved.get("wgmma", {})
     else:
         with tempfile.TemporaryDirectory(prefix="kl_nvcc_") as tmp:
             cmd = [str(nvcc), "-c", str(source), "-o", str(Path(tmp) / "kernel.o"), *flags]
             proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+            ptx = "\n".join(f.read_text() for f in sorted(Path(tmp).glob("*.ptx")))
         log = proc.stdout + proc.stderr
         ok = proc.returncode == 0
+        wgmma = parse_wgmma(ptx) if ok else {}
         cached.parent.mkdir(parents=True, exist_ok=True)
         part = cached.with_name(f"{cached.name}.{os.getpid()}.{threading.get_ident()}")
-        part.write_text(json.dumps({"ok": ok, "log": log}))
+        part.write_text(json.dumps({"ok": ok, "log": log, "wgmma": wgmma}))
         part.replace(cached)  # atomic: a reader sees a whole report or none
-    return CompileReport(ok=ok, arch=arch, log=log, kernels=parse_ptxas_report(log) if ok else {})
+    return CompileReport(ok=ok, arch=arch, log=log, kernels=parse_ptxas_report(log) if ok else {}, wgmma=wgmma)
 
 
 def _cutlass_version() -> str:

@@ -131,6 +131,34 @@ def test_fp8_gemm_cutlass_neither_spills_nor_serializes_wgmma(nvcc):
     assert not serialized, "ptxas serialized wgmma:\n" + "\n".join(ln[:300] for ln in serialized)
 
 
+def test_fp8_gemm_cutlass_wgmma_spans_each_tile(nvcc):
+    # CuTe cuts a tile into wgmma instructions of the widest listed width that divides the tile's
+    # N; without CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED the list stops at 8, 16, 32, 64, 96, 128,
+    # 192 and 256, and a 48-token tile runs as three m64n16 instructions, each re-reading the
+    # weight's slice from shared memory: right answers, up to half the speed, and nothing else
+    # shows it. Every shipped kernel must issue one instruction width, its own tile's N.
+    try:
+        kc.cutlass_include_dirs()
+    except kc.CutlassNotFound as e:
+        pytest.skip(str(e))
+    report = _compiled(FP8_CUTLASS, "sm_90a", True)
+    assert report.ok, report.errors()
+    widths = {}
+    for kernel, shapes in report.wgmma.items():
+        ns = {int(re.match(r"m\d+n(\d+)k", s).group(1)) for s in shapes}
+        assert len(ns) == 1, f"{kernel[:200]}: wgmma of several widths {sorted(shapes)}"
+        widths[kernel] = ns.pop()
+    text = FP8_CUTLASS.read_text()
+    shipped = text[text.index("auto with_config(int config, F&& f) {"):]
+    shipped = shipped[shipped.index("#else"):shipped.index("#endif")]
+    types = set(re.findall(r"f\((Config\d+)\{\}", shipped))
+    tile_n = {name: int(n) for name, n in re.findall(r"using (Config\d+) = \w+<Shape<_\d+, _(\d+), _\d+>", text)}
+    assert types <= set(tile_n), f"no tile shape found for {sorted(types - set(tile_n))}"
+    assert sorted(widths.values()) == sorted(tile_n[t] for t in types), (
+        "the shipped kernels' wgmma widths (one a kernel) differ from their tiles' N:\n"
+        f"  instructions: {sorted(widths.values())}\n  tiles:        {sorted(tile_n[t] for t in types)}")
+
+
 def _cutlass_builds_in_source() -> tuple[dict[int, set[int]], dict[int, set[int]], int, int]:
     """From csrc/fp8_gemm_cutlass.cu and fp8_gemm_cutlass_sweep.cuh: the configurations each build
     dispatches (0: as shipped, with_config's cases; n: KL_FP8_GEMM_SWEEP = n, with_sweep_config's),
@@ -321,6 +349,33 @@ def test_ptxas_report_demangles():
     if shutil.which("c++filt") is None:
         pytest.skip("c++filt not found: kernel names stay mangled")
     assert set(kc.parse_ptxas_report(PTXAS_SAMPLE)) == {"_silu_mul_kernel<__nv_bfloat16, 8>", "tile_kernel"}
+
+
+PTX_SAMPLE = """
+.visible .entry _Z6tile56Pf(
+	.param .u64 _Z6tile56Pf_param_0
+)
+{
+	wgmma.mma_async.sync.aligned.m64n56k32.f32.e4m3.e4m3 {%f1, %f2}, %rd1, %rd2, p, 1, 1;
+	wgmma.mma_async.sync.aligned.m64n56k32.f32.e4m3.e4m3 {%f1, %f2}, %rd3, %rd4, p, 1, 1;
+}
+.weak .entry _Z4copyPf(
+)
+{
+	st.global.f32 [%rd1], %f1;
+}
+.entry _Z6split8Pf(
+)
+{
+	wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%f1}, %rd1, %rd2, p, 1, 1;
+}
+"""
+
+
+def test_wgmma_parser_counts_shapes_per_kernel():
+    # Kernels without wgmma are left out; each kernel's shapes are its own.
+    assert kc.parse_wgmma(PTX_SAMPLE, demangle=False) == {"_Z6tile56Pf": {"m64n56k32": 2},
+                                                          "_Z6split8Pf": {"m64n8k32": 1}}
 
 
 def test_summary_without_spills():
