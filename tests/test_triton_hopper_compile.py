@@ -4,7 +4,9 @@ Triton's interpreter, which runs the kernels everywhere else in CI, executes the
 not type-check them; the compiler does (a variable that is a pointer on one path and a tensor on
 another, say: the H200 refused such a kernel that the interpreter ran). So the kernels the GPU
 runs are compiled here, for sm_90, in a child process with real @triton.jit kernels
-(KL_FORCE_GPU=1 keeps the interpreter off), with constexpr combinations their launchers use.
+(KL_FORCE_GPU=1 keeps the interpreter off), with constexpr combinations their launchers use. The
+PTX then says which matrix instruction each fp8 GEMM kernel's tl.dot became: fp8 wgmma, or fp16
+mma.sync after converting the operands, which runs and is slower, and nothing else shows it.
 """
 import json
 import os
@@ -17,12 +19,12 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 _CHILD = r'''
-import importlib, json, sys
+import importlib, json, re, sys
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
-results = {}
+results, mma = {}, {}
 for name, module, kernel, types, constexprs, options in json.loads(sys.argv[1]):
     fn = getattr(importlib.import_module(module), kernel)
     # Constexprs as given, else their defaults (as a launch that leaves them out gets).
@@ -30,12 +32,15 @@ for name, module, kernel, types, constexprs, options in json.loads(sys.argv[1]):
     # Pointers and float scalars as given, constexprs as given, every other argument a 32-bit integer.
     signature = {a: types.get(a) or ("constexpr" if a in constexprs else "i32") for a in fn.arg_names}
     try:
-        triton.compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs),
-                       target=GPUTarget("cuda", 90, 32), options=options)
+        compiled = triton.compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs),
+                                  target=GPUTarget("cuda", 90, 32), options=options)
         results[name] = "ok"
+        # The matrix instructions tl.dot became, and how often each is written in the PTX.
+        found = re.findall(r"\b((?:wgmma\.mma_async|mma)\.sync\.aligned\.m\d+n\d+k\d+[.\w]*)", compiled.asm["ptx"])
+        mma[name] = {s: found.count(s) for s in set(found)}
     except Exception as e:  # reported per kernel by the test
         results[name] = f"{type(e).__name__}: {str(e)[:2000]}"
-print(json.dumps(results))
+print(json.dumps({"results": results, "mma": mma}))
 '''
 
 _GEMM_PTRS = {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv", "y_ptr": "*bf16", "sa_ptr": "*fp32", "sb_ptr": "*fp32",
@@ -141,4 +146,19 @@ def compiled():
 
 @pytest.mark.parametrize("name", [k[0] for k in _KERNELS])
 def test_kernel_compiles_for_sm90(compiled, name):
-    assert compiled[name] == "ok", compiled[name]
+    assert compiled["results"][name] == "ok", compiled["results"][name]
+
+
+@pytest.mark.parametrize("name", [k[0] for k in _KERNELS if k[0].startswith("fp8_gemm")])
+def test_fp8_gemm_kernel_multiplies_fp8_on_the_tensor_cores(compiled, name):
+    # Only wgmma multiplies fp8 natively on Hopper, and it is 64 rows tall. Where a tile gives
+    # tl.dot fewer rows, Triton converts both operands to fp16 and issues mma.sync (v4's 16-token
+    # tiles: m16n8k16 on f16), every operand byte through the CUDA cores first; the weight-
+    # streaming kernels (v5, v6) put the weight's rows on the 64-row side to stay on wgmma.
+    if compiled["results"][name] != "ok":
+        pytest.skip("does not compile: test_kernel_compiles_for_sm90 reports it")
+    kinds = compiled["mma"][name]
+    if name.startswith("fp8_gemm v4"):
+        assert kinds and all(s.startswith("mma.sync") and ".f16.f16." in s for s in kinds), kinds
+    else:
+        assert kinds and all(s.startswith("wgmma.mma_async") and s.endswith(".e4m3.e4m3") for s in kinds), kinds
