@@ -342,8 +342,8 @@ class CompileReport:
 def compile_only(source: Path, arch: str = DEFAULT_CHECK_ARCH, *, cutlass: bool = False,
                  extra_flags: Sequence[str] = ()) -> CompileReport:
     """Compile one .cu file to an object file with nvcc for one architecture, keep the ptxas
-    report and the wgmma shapes of its PTX. Needs nvcc, not a GPU. Raises CudaUnavailable when nvcc is missing and
-    CutlassNotFound when `cutlass` is set and no CUTLASS headers are found."""
+    report and the wgmma shapes of its PTX. Needs nvcc, not a GPU. Raises CudaUnavailable when
+    nvcc is missing and CutlassNotFound when `cutlass` is set and no CUTLASS headers are found."""
     source = Path(source).resolve()
     nvcc = nvcc_path()
     if nvcc is None:
@@ -371,7 +371,8 @@ def compile_only(source: Path, arch: str = DEFAULT_CHECK_ARCH, *, cutlass: bool 
         part = cached.with_name(f"{cached.name}.{os.getpid()}.{threading.get_ident()}")
         part.write_text(json.dumps({"ok": ok, "log": log, "wgmma": wgmma}))
         part.replace(cached)  # atomic: a reader sees a whole report or none
-    return CompileReport(ok=ok, arch=arch, log=log, kernels=parse_ptxas_report(log) if ok else {}, wgmma=wgmma)
+    return CompileReport(ok=ok, arch=arch, log=log, kernels=parse_ptxas_report(log) if ok else {},
+                         wgmma=wgmma)
 
 
 def _cutlass_version() -> str:
