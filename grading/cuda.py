@@ -330,12 +330,13 @@ class CompileReport:
         return f"{self.arch}: " + ", ".join(parts)
 
     def format(self) -> str:
-        """The summary, then one line per kernel."""
+        """The summary, then one line per kernel (with its wgmma instructions, where it has any)."""
         lines = [self.summary()]
         for name, k in self.kernels.items():
+            mma = "".join(f", {shape} x{count}" for shape, count in sorted(self.wgmma.get(name, {}).items()))
             lines.append(f"  {name}: {k['registers']} registers, {k['stack_frame']} B stack, "
                          f"{k['spill_stores']} B spill stores, {k['spill_loads']} B spill loads, "
-                         f"{k['smem']} B smem")
+                         f"{k['smem']} B smem{mma}")
         return "\n".join(lines)
 
 

@@ -374,8 +374,14 @@ PTX_SAMPLE = """
 
 def test_wgmma_parser_counts_shapes_per_kernel():
     # Kernels without wgmma are left out; each kernel's shapes are its own.
-    assert kc.parse_wgmma(PTX_SAMPLE, demangle=False) == {"_Z6tile56Pf": {"m64n56k32": 2},
-                                                          "_Z6split8Pf": {"m64n8k32": 1}}
+    wgmma = kc.parse_wgmma(PTX_SAMPLE, demangle=False)
+    assert wgmma == {"_Z6tile56Pf": {"m64n56k32": 2}, "_Z6split8Pf": {"m64n8k32": 1}}
+    # The per-kernel report line names them (KL_CUDA_VERBOSE=1 prints it for a student's build).
+    size = {"registers": 90, "stack_frame": 0, "spill_stores": 0, "spill_loads": 0, "smem": 0}
+    report = kc.CompileReport(ok=True, arch="sm_90a", log="", kernels={"_Z6tile56Pf": size, "_Z4copyPf": size},
+                              wgmma=wgmma)
+    lines = report.format().splitlines()
+    assert lines[1].endswith("0 B smem, m64n56k32 x2") and lines[2].endswith("0 B smem"), lines
 
 
 def test_summary_without_spills():
