@@ -131,6 +131,32 @@ def test_fp8_gemm_cutlass_neither_spills_nor_serializes_wgmma(nvcc):
     assert not serialized, "ptxas serialized wgmma:\n" + "\n".join(ln[:300] for ln in serialized)
 
 
+def _config_numbers(text: str) -> set[int]:
+    """A list of configurations as the CUTLASS file writes it: "29, 36, 41-44 and 116" ->
+    {29, 36, 41, 42, 43, 44, 116}."""
+    found: set[int] = set()
+    for part in re.split(r",\s*|\s+and\s+", text.strip()):
+        first, _, last = part.partition("-")
+        found |= set(range(int(first), int(last or first) + 1))
+    return found
+
+
+def _shipped_dispatch(text: str) -> str:
+    """with_config's shipped branch (its cases) in the text of fp8_gemm_cutlass.cu."""
+    body = text[text.index("auto with_config(int config, F&& f) {"):]
+    return body[body.index("#else"):body.index("#endif")]
+
+
+def _check_script():
+    """benchmarks/fp8_gemm_cutlass_check.py, imported (BUILDS, SHIPPED_PICKS)."""
+    import importlib.util
+    script = kc.CSRC.parent / "benchmarks" / "fp8_gemm_cutlass_check.py"
+    spec = importlib.util.spec_from_file_location("fp8_gemm_cutlass_check", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_fp8_gemm_cutlass_wgmma_spans_each_tile(nvcc):
     # CuTe cuts a tile into wgmma instructions of the widest listed width that divides the tile's
     # N; without CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED the list stops at 8, 16, 32, 64, 96, 128,
@@ -149,9 +175,7 @@ def test_fp8_gemm_cutlass_wgmma_spans_each_tile(nvcc):
         assert len(ns) == 1, f"{kernel[:200]}: wgmma of several widths {sorted(shapes)}"
         widths[kernel] = ns.pop()
     text = FP8_CUTLASS.read_text()
-    shipped = text[text.index("auto with_config(int config, F&& f) {"):]
-    shipped = shipped[shipped.index("#else"):shipped.index("#endif")]
-    types = set(re.findall(r"f\((Config\d+)\{\}", shipped))
+    types = set(re.findall(r"f\((Config\d+)\{\}", _shipped_dispatch(text)))
     tile_n = {name: int(n) for name, n in re.findall(r"using (Config\d+) = \w+<Shape<_\d+, _(\d+), _\d+>", text)}
     assert types <= set(tile_n), f"no tile shape found for {sorted(types - set(tile_n))}"
     assert sorted(widths.values()) == sorted(tile_n[t] for t in types), (
@@ -165,10 +189,7 @@ def _cutlass_builds_in_source() -> tuple[dict[int, set[int]], dict[int, set[int]
     the ones kBuildConfigs says each build holds, and kNumConfigs with the number of names
     kConfigNames gives."""
     text = FP8_CUTLASS.read_text()
-    cases: dict[int, set[int]] = {}
-    body = text[text.index("auto with_config(int config, F&& f) {"):]
-    body = body[body.index("#else"):body.index("#endif")]
-    cases[0] = {int(c) for c in re.findall(r"^\s+case (\d+):", body, flags=re.M)}
+    cases = {0: {int(c) for c in re.findall(r"^\s+case (\d+):", _shipped_dispatch(text), flags=re.M)}}
     sweep = FP8_CUTLASS_SWEEP.read_text()
     body = sweep[sweep.index("auto with_sweep_config(int config, F&& f) {"):]
     build = None
@@ -179,11 +200,7 @@ def _cutlass_builds_in_source() -> tuple[dict[int, set[int]], dict[int, set[int]
             cases.setdefault(build, set()).add(int(m.group(1)))
     table = text[text.index("kBuildConfigs[] = {"):]
     table = table[table.index("{") + 1:table.index("};")]
-    said: dict[int, set[int]] = {}
-    for build, entry in enumerate(re.findall(r'"([^"]*)"', table)):
-        for part in re.split(r",\s*|\s+and\s+", entry):
-            first, _, last = part.partition("-")
-            said[build] = said.get(build, set()) | set(range(int(first), int(last or first) + 1))
+    said = {build: _config_numbers(entry) for build, entry in enumerate(re.findall(r'"([^"]*)"', table))}
     count = int(re.search(r"constexpr int kNumConfigs = (\d+);", text).group(1))
     names = text[text.index("kConfigNames[kNumConfigs] = {"):]
     names = len(re.findall(r'^\s+"', names[:names.index("};")], flags=re.M))
@@ -195,11 +212,7 @@ def test_fp8_gemm_cutlass_builds_agree_with_the_sweep_script():
     # BUILDS (which library to load for a configuration) and the names table must agree: a
     # configuration moved between builds in one place and not the others is timed from the wrong
     # library, or reported missing from the one that holds it.
-    import importlib.util
-    script = kc.CSRC.parent / "benchmarks" / "fp8_gemm_cutlass_check.py"
-    spec = importlib.util.spec_from_file_location("fp8_gemm_cutlass_check", script)
-    check_script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(check_script)
+    check_script = _check_script()
     cases, said, count, names = _cutlass_builds_in_source()
     assert cases == said, (cases, said)
     assert {b: set(c) for b, c in check_script.BUILDS.items()} == cases, (check_script.BUILDS, cases)

@@ -8,12 +8,11 @@ import os
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
 import grading.cuda as kc
-from test_cuda_build import FP8_CUTLASS, _cutlass_builds_in_source
+from test_cuda_build import FP8_CUTLASS, _check_script, _config_numbers, _cutlass_builds_in_source
 
 HARNESS = r"""
 #include <cstdio>
@@ -64,24 +63,6 @@ def pick(tmp_path_factory):
     return run
 
 
-def _check_script():
-    import importlib.util
-    script = kc.CSRC.parent / "benchmarks" / "fp8_gemm_cutlass_check.py"
-    spec = importlib.util.spec_from_file_location("fp8_gemm_cutlass_check", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _numbers(text: str) -> set[int]:
-    """ "29, 36, 41-44 and 116" -> {29, 36, 41, 42, 43, 44, 116}"""
-    found = set()
-    for part in re.split(r",\s*|\s+and\s+", text.strip()):
-        first, _, last = part.partition("-")
-        found |= set(range(int(first), int(last or first) + 1))
-    return found
-
-
 def test_every_pick_is_in_the_shipped_build_at_any_sm_count(pick):
     shapes = [(m, n, k, s) for s in SM_COUNTS for m in MS for n in NS for k in KS]
     picks = pick(shapes)
@@ -102,7 +83,7 @@ def test_the_shipped_picks_are_the_ones_picked_on_an_h200(pick):
     top = FP8_CUTLASS.read_text()
     said = re.search(r"fp8_gemm_cutlass_pick chooses\s*//\s*from ([\d,\-\s/and]+?) by the\b", top)
     assert said, "the list of picks at the top of fp8_gemm_cutlass.cu has moved"
-    assert _numbers(said.group(1).replace("//", " ")) == picked
+    assert _config_numbers(said.group(1).replace("//", " ")) == picked
 
 
 # What the comments in fp8_gemm_cutlass_pick.h and the benchmark records say runs where, on an
