@@ -10,12 +10,15 @@ A CUDA kernel is two files (DESIGN.md, "CUDA and CUTLASS"):
   stream and registers the op through TORCH_LIBRARY (so it also works inside torch.compile).
 
 `load_kernel` builds both with torch.utils.cpp_extension (ninja) for this GPU's architecture,
-caches the build by content hash and returns the op namespace. Without a GPU it compiles the .cu
+caches the build by content hash and returns the op namespace. A file that defines KL_BUILD_PARTS
+(the CUTLASS GEMM's twenty-four kernels) is compiled as that many translation units side by side
+(`parallel_units`). Without a GPU it compiles the .cu
 file with nvcc (`compile_only`), so a student still learns whether the kernel compiles and what
 ptxas made of it, then raises `CudaUnavailable` with a one-line reason.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import functools
 import hashlib
@@ -61,6 +64,8 @@ NVCC_FLAGS: tuple[str, ...] = ("-O3", "-lineinfo", "-std=c++17", "-Xcompiler=-fv
 _STUB_MARK = re.compile(r"^[ \t]*#[ \t]*define[ \t]+KL_STUB_NOT_IMPLEMENTED\b", re.MULTILINE)
 _LOCAL_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.MULTILINE)
 _CUTLASS_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<(cutlass|cute)/", re.MULTILINE)
+# A kernel file compiled as several translation units side by side (parallel_units).
+_BUILD_PARTS = re.compile(r"^[ \t]*#[ \t]*define[ \t]+KL_BUILD_PARTS[ \t]+(\d+)\b", re.MULTILINE)
 
 _INSTALL_CUTLASS = "pip install --no-deps nvidia-cutlass (its wheel carries the headers)"
 
@@ -342,8 +347,9 @@ class CompileReport:
 
 def compile_only(source: Path, arch: str = DEFAULT_CHECK_ARCH, *, cutlass: bool = False,
                  extra_flags: Sequence[str] = ()) -> CompileReport:
-    """Compile one .cu file to an object file with nvcc for one architecture, keep the ptxas
-    report and the wgmma shapes of its PTX. Needs nvcc, not a GPU. Raises CudaUnavailable when
+    """Compile one .cu file with nvcc for one architecture (as the translation units
+    `parallel_units` gives, side by side, linked), keep the ptxas report and the wgmma shapes of
+    its PTX. Needs nvcc, not a GPU. Raises CudaUnavailable when
     nvcc is missing and CutlassNotFound when `cutlass` is set and no CUTLASS headers are found."""
     source = Path(source).resolve()
     nvcc = nvcc_path()
@@ -362,11 +368,7 @@ def compile_only(source: Path, arch: str = DEFAULT_CHECK_ARCH, *, cutlass: bool 
         ok, log, wgmma = saved["ok"], saved["log"], saved.get("wgmma", {})
     else:
         with tempfile.TemporaryDirectory(prefix="kl_nvcc_") as tmp:
-            cmd = [str(nvcc), "-c", str(source), "-o", str(Path(tmp) / "kernel.o"), *flags]
-            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
-            ptx = "\n".join(f.read_text() for f in sorted(Path(tmp).glob("*.ptx")))
-        log = proc.stdout + proc.stderr
-        ok = proc.returncode == 0
+            ok, log, ptx = _compile_units(str(nvcc), parallel_units(source, Path(tmp)), flags, Path(tmp))
         wgmma = parse_wgmma(ptx) if ok else {}
         cached.parent.mkdir(parents=True, exist_ok=True)
         part = cached.with_name(f"{cached.name}.{os.getpid()}.{threading.get_ident()}")
@@ -374,6 +376,60 @@ def compile_only(source: Path, arch: str = DEFAULT_CHECK_ARCH, *, cutlass: bool 
         part.replace(cached)  # atomic: a reader sees a whole report or none
     return CompileReport(ok=ok, arch=arch, log=log, kernels=parse_ptxas_report(log) if ok else {},
                          wgmma=wgmma)
+
+
+def build_parts(source: Path) -> int:
+    """How many translation units a kernel file asks to be compiled as: its KL_BUILD_PARTS (the
+    CUTLASS file's parallel build; see there), or 1."""
+    m = _BUILD_PARTS.search(Path(source).read_text())
+    return max(1, int(m.group(1))) if m else 1
+
+
+def parallel_units(source: Path, folder: Path) -> list[Path]:
+    """The translation units to compile `source` as: itself, or for a file with KL_BUILD_PARTS = n,
+    n two-line files in `folder`, each defining KL_BUILD_PART (0 to n - 1) and including it. nvcc
+    spends minutes of one core on a file of many CUTLASS kernels; its parts compile side by side."""
+    source = Path(source).resolve()
+    parts = build_parts(source)
+    if parts == 1:
+        return [source]
+    if '"' in str(source):
+        raise ValueError(f"{source}: a path with a double quote cannot be #included")
+    units = []
+    for i in range(parts):
+        unit = Path(folder) / f"{source.stem}_part{i}.cu"
+        text = f'#define KL_BUILD_PART {i}\n#include "{source}"\n'
+        if not unit.is_file() or unit.read_text() != text:  # unchanged: ninja need not rebuild it
+            unit.write_text(text)
+        units.append(unit)
+    return units
+
+
+def _compile_units(nvcc: str, units: Sequence[Path], flags: Sequence[str], folder: Path) -> tuple[bool, str, str]:
+    """Compile each unit to an object in a folder of its own (-keep's files would collide), at most
+    one nvcc per CPU at a time; for several, link the objects into a shared library that must
+    leave no symbol undefined (a part that leaves a kernel uncompiled fails here). Returns
+    (ok, nvcc's output, the PTX)."""
+    def compile_one(unit: Path):
+        cwd = folder / f"unit_{unit.stem}"
+        cwd.mkdir()
+        proc = subprocess.run([nvcc, "-c", str(unit), "-o", str(cwd / "kernel.o"), *flags],
+                              capture_output=True, text=True, cwd=cwd)
+        return proc, cwd
+
+    workers = max(1, min(len(units), os.cpu_count() or 1))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        done = list(pool.map(compile_one, units))
+    log = "".join(proc.stdout + proc.stderr for proc, _ in done)
+    ok = all(proc.returncode == 0 for proc, _ in done)
+    ptx = "\n".join(f.read_text() for _, cwd in done for f in sorted(cwd.glob("*.ptx")))
+    if ok and len(units) > 1:
+        link = subprocess.run([nvcc, "-shared", "-Xlinker", "--no-undefined", "-o", str(folder / "parts.so"),
+                               *(str(cwd / "kernel.o") for _, cwd in done)],
+                              capture_output=True, text=True, cwd=folder)
+        log += link.stdout + link.stderr
+        ok = link.returncode == 0
+    return ok, log, ptx
 
 
 def _cutlass_version() -> str:
@@ -552,7 +608,9 @@ def _build(kernel_source: Path, binding: Path, ns: str, arch: str, cuda_flags: l
         print(f"compiling {_display(kernel_source)} for {arch} ({ns}, in {build_dir})", file=sys.stderr)
     from torch.utils.cpp_extension import load
     try:
-        load(name=ns, sources=[str(kernel_source), str(binding)],
+        # A file with KL_BUILD_PARTS compiles as that many units, which ninja runs side by side.
+        units = parallel_units(kernel_source, build_dir)
+        load(name=ns, sources=[*map(str, units), str(binding)],
              extra_cflags=["-O3", f"-DKL_NAMESPACE={ns}"], extra_cuda_cflags=cuda_flags,
              extra_include_paths=[str(d) for d in include_dirs],
              build_directory=str(build_dir), verbose=False, is_python_module=False)

@@ -147,6 +147,11 @@ def _shipped_dispatch(text: str) -> str:
     return body[body.index("#else"):body.index("#endif")]
 
 
+def _shipped_launchers(text: str) -> set[int]:
+    """The shipped kernels with_config dispatches to, by configuration number (Launcher<N>)."""
+    return {int(n) for n in re.findall(r"f\(Launcher<(\d+)>\{\}", _shipped_dispatch(text))}
+
+
 def _check_script():
     """benchmarks/fp8_gemm_cutlass_check.py, imported (BUILDS, SHIPPED_PICKS)."""
     import importlib.util
@@ -175,12 +180,39 @@ def test_fp8_gemm_cutlass_wgmma_spans_each_tile(nvcc):
         assert len(ns) == 1, f"{kernel[:200]}: wgmma of several widths {sorted(shapes)}"
         widths[kernel] = ns.pop()
     text = FP8_CUTLASS.read_text()
-    types = set(re.findall(r"f\((Config\d+)\{\}", _shipped_dispatch(text)))
+    types = {f"Config{n}" for n in _shipped_launchers(text)}
     tile_n = {name: int(n) for name, n in re.findall(r"using (Config\d+) = \w+<Shape<_\d+, _(\d+), _\d+>", text)}
     assert types <= set(tile_n), f"no tile shape found for {sorted(types - set(tile_n))}"
     assert sorted(widths.values()) == sorted(tile_n[t] for t in types), (
         "the shipped kernels' wgmma widths (one a kernel) differ from their tiles' N:\n"
         f"  instructions: {sorted(widths.values())}\n  tiles:        {sorted(tile_n[t] for t in types)}")
+
+
+def test_fp8_gemm_cutlass_parts_hold_each_kernel_once():
+    # The parallel build (KL_BUILD_PARTS): part 0 dispatches, and each shipped kernel must be
+    # compiled by exactly one of the other parts. One in no part fails the link (compile_only
+    # links the parts); one in two is compiled twice; a part number past KL_BUILD_PARTS is never
+    # compiled. This checks the lists themselves, without nvcc.
+    text = FP8_CUTLASS.read_text()
+    parts = kc.build_parts(FP8_CUTLASS)
+    assert parts > 1, "fp8_gemm_cutlass.cu no longer asks for a parallel build (KL_BUILD_PARTS)"
+    lists = text[text.index("#if defined(KL_BUILD_PART)\n#if KL_BUILD_PART == 1"):]
+    lists = lists[:lists.index("#endif")]
+    held: dict[int, list[int]] = {}
+    part = None
+    for line in lists.splitlines():
+        if m := re.match(r"#(?:el)?if KL_BUILD_PART == (\d+)", line):
+            part = int(m.group(1))
+        elif m := re.fullmatch(r"template struct kl_cutlass::Launcher<(\d+)>;", line):
+            held.setdefault(int(m.group(1)), []).append(part)
+    shipped = _shipped_launchers(text)
+    assert set(held) == shipped, (sorted(set(held) - shipped), sorted(shipped - set(held)))
+    twice = {n: ps for n, ps in held.items() if len(ps) > 1}
+    assert not twice, f"kernels compiled by more than one part: {twice}"
+    used = {ps[0] for ps in held.values()}
+    assert used == set(range(1, parts)), f"parts 1..{parts - 1} should each compile kernels, got {sorted(used)}"
+    # ConfigOf maps each to its configuration.
+    assert {int(n) for n in re.findall(r"^KL_SHIPPED\((\d+)\)$", text, flags=re.M)} == shipped
 
 
 def _cutlass_builds_in_source() -> tuple[dict[int, set[int]], dict[int, set[int]], int, int]:
@@ -248,6 +280,51 @@ def test_compile_reports_are_kept_by_content(nvcc, tmp_path, monkeypatch):
     src.write_text("__global__ void k(float* x) { x[0] = undeclared; }\n")  # another source: compiled
     assert not kc.compile_only(src, "sm_80").ok
     assert len(compiles) == 2
+
+
+# A kernel file built as two translation units: part 0 calls what part 1 defines (the CUTLASS
+# file's parallel build in miniature). With `broken`, part 1 defines nothing.
+_PARTS_SOURCE = """#define KL_BUILD_PARTS 2
+template <int N> struct Launcher { static void run(float* x); };
+#if !defined(KL_BUILD_PART) || KL_BUILD_PART != 0
+__global__ void kernel(float* x) { x[0] = 1.0f; }
+template <int N> void Launcher<N>::run(float* x) { kernel<<<1, 1>>>(x); }
+#endif
+#if defined(KL_BUILD_PART) && KL_BUILD_PART == 1 && !BROKEN
+template struct Launcher<7>;
+#endif
+#if !defined(KL_BUILD_PART) || KL_BUILD_PART == 0
+void launch(float* x) { Launcher<7>::run(x); }
+#endif
+"""
+
+
+def test_parallel_units_include_the_file_once_per_part(tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text(_PARTS_SOURCE)
+    assert kc.build_parts(src) == 2
+    units = kc.parallel_units(src, tmp_path)
+    assert [u.name for u in units] == ["k_part0.cu", "k_part1.cu"]
+    assert units[1].read_text() == f'#define KL_BUILD_PART 1\n#include "{src.resolve()}"\n'
+    plain = tmp_path / "plain.cu"
+    plain.write_text("__global__ void k(float* x) { x[0] = 1.0f; }\n")
+    assert kc.build_parts(plain) == 1 and kc.parallel_units(plain, tmp_path) == [plain.resolve()]
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_parts_are_compiled_and_linked(nvcc, tmp_path, monkeypatch, broken):
+    # compile_only compiles the parts side by side and links them: a kernel no part compiles is
+    # an undefined reference there, on a machine without a GPU, not a failed load on one.
+    monkeypatch.setenv("KL_CACHE_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "k.cu"
+    src.write_text(f"#define BROKEN {int(broken)}\n" + _PARTS_SOURCE)
+    report = kc.compile_only(src, "sm_80")
+    if broken:
+        assert not report.ok and "undefined reference" in report.errors(), report.log
+        assert "Launcher<7>::run" in report.errors()
+    else:
+        assert report.ok, report.errors()
+        assert len(report.kernels) == 1, report.format()  # part 1's, once
 
 
 # --- namespaces and the build cache key ----------------------------------------------------------
