@@ -345,12 +345,23 @@ class CompileReport:
         return "\n".join(lines)
 
 
+# compile_only compiles a KL_BUILD_PARTS file in its parts only on a machine with this many CPUs
+# or more: each part parses the headers again (about 30 s of one core for the CUTLASS file), so on
+# two cores its seven parts took 327 s against 283 s for the file as one unit (nvcc 13.0).
+PARTS_MIN_CPUS = 4
+
+
 def compile_only(source: Path, arch: str = DEFAULT_CHECK_ARCH, *, cutlass: bool = False,
-                 extra_flags: Sequence[str] = ()) -> CompileReport:
-    """Compile one .cu file with nvcc for one architecture (as the translation units
-    `parallel_units` gives, side by side, linked), keep the ptxas report and the wgmma shapes of
-    its PTX. Needs nvcc, not a GPU. Raises CudaUnavailable when
-    nvcc is missing and CutlassNotFound when `cutlass` is set and no CUTLASS headers are found."""
+                 extra_flags: Sequence[str] = (), parts: bool | None = None) -> CompileReport:
+    """Compile one .cu file with nvcc for one architecture, keep the ptxas report and the wgmma
+    shapes of its PTX. Needs nvcc, not a GPU. Raises CudaUnavailable when nvcc is missing and
+    CutlassNotFound when `cutlass` is set and no CUTLASS headers are found.
+
+    parts: a file with KL_BUILD_PARTS is compiled as the units `parallel_units` gives, side by
+    side, and linked (True), or as one unit (False); None: in parts on PARTS_MIN_CPUS CPUs or more.
+    Either way the same kernels come out."""
+    if parts is None:
+        parts = (os.cpu_count() or 1) >= PARTS_MIN_CPUS
     source = Path(source).resolve()
     nvcc = nvcc_path()
     if nvcc is None:
@@ -362,13 +373,15 @@ def compile_only(source: Path, arch: str = DEFAULT_CHECK_ARCH, *, cutlass: bool 
     # The report is kept on disk, keyed by everything that decides it (the source and every
     # local header it includes, the flags, nvcc's version): the same file is compile-checked by
     # the tests, by `check` workers and by the notebooks, and the CUTLASS one takes minutes.
-    cached = _report_cache_path(source, includes, [*flags, *([_cutlass_version()] if cutlass else [])], str(nvcc))
+    key = [*flags, *([_cutlass_version()] if cutlass else []), *(["parts"] if parts and build_parts(source) > 1 else [])]
+    cached = _report_cache_path(source, includes, key, str(nvcc))
     if cached.is_file():
         saved = json.loads(cached.read_text())
         ok, log, wgmma = saved["ok"], saved["log"], saved.get("wgmma", {})
     else:
         with tempfile.TemporaryDirectory(prefix="kl_nvcc_") as tmp:
-            ok, log, ptx = _compile_units(str(nvcc), parallel_units(source, Path(tmp)), flags, Path(tmp))
+            units = parallel_units(source, Path(tmp)) if parts else [source]
+            ok, log, ptx = _compile_units(str(nvcc), units, flags, Path(tmp))
         wgmma = parse_wgmma(ptx) if ok else {}
         cached.parent.mkdir(parents=True, exist_ok=True)
         part = cached.with_name(f"{cached.name}.{os.getpid()}.{threading.get_ident()}")

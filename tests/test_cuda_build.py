@@ -215,6 +215,21 @@ def test_fp8_gemm_cutlass_parts_hold_each_kernel_once():
     assert {int(n) for n in re.findall(r"^KL_SHIPPED\((\d+)\)$", text, flags=re.M)} == shipped
 
 
+def test_fp8_gemm_cutlass_part0_compiles_no_kernel(nvcc, tmp_path):
+    # Part 0 of the parallel build holds the dispatch and the C launchers only; every kernel is
+    # another part's (a kernel here would be compiled twice). On a machine with fewer than
+    # kc.PARTS_MIN_CPUS CPUs compile_only builds the file as one unit, so this is the check of the
+    # one configuration that build does not see.
+    try:
+        kc.cutlass_include_dirs()
+    except kc.CutlassNotFound as e:
+        pytest.skip(str(e))
+    part0 = kc.parallel_units(FP8_CUTLASS, tmp_path)[0]
+    report = kc.compile_only(part0, "sm_90a", cutlass=True)
+    assert report.ok, report.errors()
+    assert not report.kernels, "part 0 of the parallel build compiled kernels:\n" + report.format()
+
+
 def _cutlass_builds_in_source() -> tuple[dict[int, set[int]], dict[int, set[int]], int, int]:
     """From csrc/fp8_gemm_cutlass.cu and fp8_gemm_cutlass_sweep.cuh: the configurations each build
     dispatches (0: as shipped, with_config's cases; n: KL_FP8_GEMM_SWEEP = n, with_sweep_config's),
@@ -318,7 +333,7 @@ def test_parts_are_compiled_and_linked(nvcc, tmp_path, monkeypatch, broken):
     monkeypatch.setenv("KL_CACHE_DIR", str(tmp_path / "cache"))
     src = tmp_path / "k.cu"
     src.write_text(f"#define BROKEN {int(broken)}\n" + _PARTS_SOURCE)
-    report = kc.compile_only(src, "sm_80")
+    report = kc.compile_only(src, "sm_80", parts=True)
     if broken:
         assert not report.ok and "undefined reference" in report.errors(), report.log
         assert "Launcher<7>::run" in report.errors()
