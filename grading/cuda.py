@@ -12,9 +12,9 @@ A CUDA kernel is two files (DESIGN.md, "CUDA and CUTLASS"):
 `load_kernel` builds both with torch.utils.cpp_extension (ninja) for this GPU's architecture,
 caches the build by content hash and returns the op namespace. A file that defines KL_BUILD_PARTS
 (the CUTLASS GEMM's twenty-four kernels) is compiled as that many translation units side by side
-(`parallel_units`). Without a GPU it compiles the .cu
-file with nvcc (`compile_only`), so a student still learns whether the kernel compiles and what
-ptxas made of it, then raises `CudaUnavailable` with a one-line reason.
+(`parallel_units`). Without a GPU it compiles the .cu file with nvcc (`compile_only`), so a
+student still learns whether the kernel compiles and what ptxas made of it, then raises
+`CudaUnavailable` with a one-line reason.
 """
 from __future__ import annotations
 
@@ -373,7 +373,9 @@ def compile_only(source: Path, arch: str = DEFAULT_CHECK_ARCH, *, cutlass: bool 
     # The report is kept on disk, keyed by everything that decides it (the source and every
     # local header it includes, the flags, nvcc's version): the same file is compile-checked by
     # the tests, by `check` workers and by the notebooks, and the CUTLASS one takes minutes.
-    key = [*flags, *([_cutlass_version()] if cutlass else []), *(["parts"] if parts and build_parts(source) > 1 else [])]
+    key = [*flags, *([_cutlass_version()] if cutlass else [])]
+    if parts and build_parts(source) > 1:
+        key.append("parts")  # the same kernels, but a log of several units and a link
     cached = _report_cache_path(source, includes, key, str(nvcc))
     if cached.is_file():
         saved = json.loads(cached.read_text())

@@ -190,9 +190,9 @@ def test_fp8_gemm_cutlass_wgmma_spans_each_tile(nvcc):
 
 def test_fp8_gemm_cutlass_parts_hold_each_kernel_once():
     # The parallel build (KL_BUILD_PARTS): part 0 dispatches, and each shipped kernel must be
-    # compiled by exactly one of the other parts. One in no part fails the link (compile_only
-    # links the parts); one in two is compiled twice; a part number past KL_BUILD_PARTS is never
-    # compiled. This checks the lists themselves, without nvcc.
+    # compiled by exactly one of the other parts. One in no part is an undefined reference when
+    # the parts are linked; one in two is compiled twice; a part number past KL_BUILD_PARTS is
+    # never compiled. This checks the lists themselves, without nvcc.
     text = FP8_CUTLASS.read_text()
     parts = kc.build_parts(FP8_CUTLASS)
     assert parts > 1, "fp8_gemm_cutlass.cu no longer asks for a parallel build (KL_BUILD_PARTS)"
