@@ -42,6 +42,14 @@ def nvcc():
         pytest.skip("nvcc not found: CUDA sources cannot be compile-checked here")
 
 
+@pytest.fixture
+def cutlass_headers():
+    try:
+        kc.cutlass_include_dirs()
+    except kc.CutlassNotFound as e:
+        pytest.skip(str(e))
+
+
 # nvcc runs in background threads from the end of collection (tests/conftest.py), longest first,
 # while the rest of the suite runs; these tests, moved to the end of the session, collect the
 # reports. The CUTLASS file alone takes minutes of CPU time.
@@ -111,11 +119,7 @@ FP8_CUTLASS = kc.CSRC / "fp8_gemm_cutlass.cu"
 FP8_CUTLASS_SWEEP = kc.CSRC / "fp8_gemm_cutlass_sweep.cuh"
 
 
-def test_fp8_gemm_cutlass_neither_spills_nor_serializes_wgmma(nvcc):
-    try:
-        kc.cutlass_include_dirs()
-    except kc.CutlassNotFound as e:
-        pytest.skip(str(e))
+def test_fp8_gemm_cutlass_neither_spills_nor_serializes_wgmma(nvcc, cutlass_headers):
     report = _compiled(FP8_CUTLASS, "sm_90a", True)  # the build test_cu_file_compiles made
     assert report.ok, report.errors()
     # the twenty-four kernels fp8_gemm_cutlass_pick chooses from (3, 4, 36, 41-44, 48, 58, 64, 65,
@@ -152,6 +156,19 @@ def _shipped_launchers(text: str) -> set[int]:
     return {int(n) for n in re.findall(r"f\(Launcher<(\d+)>\{\}", _shipped_dispatch(text))}
 
 
+def _listed_under(text: str, macro: str, item: str) -> dict[int | None, list[int]]:
+    """The numbers `item` (a regex, group 1) matches at the start of lines of `text`, by the
+    `#if MACRO == n` or `#elif MACRO == n` block they stand in (None before the first)."""
+    found: dict[int | None, list[int]] = {}
+    block = None
+    for line in text.splitlines():
+        if m := re.match(rf"#(?:el)?if {macro} == (\d+)", line):
+            block = int(m.group(1))
+        elif m := re.match(item, line):
+            found.setdefault(block, []).append(int(m.group(1)))
+    return found
+
+
 def _check_script():
     """benchmarks/fp8_gemm_cutlass_check.py, imported (BUILDS, SHIPPED_PICKS)."""
     import importlib.util
@@ -162,16 +179,12 @@ def _check_script():
     return module
 
 
-def test_fp8_gemm_cutlass_wgmma_spans_each_tile(nvcc):
+def test_fp8_gemm_cutlass_wgmma_spans_each_tile(nvcc, cutlass_headers):
     # CuTe cuts a tile into wgmma instructions of the widest listed width that divides the tile's
     # N; without CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED the list stops at 8, 16, 32, 64, 96, 128,
     # 192 and 256, and a 48-token tile runs as three m64n16 instructions, each re-reading the
     # weight's slice from shared memory: right answers, up to half the speed, and nothing else
     # shows it. Every shipped kernel must issue one instruction width, its own tile's N.
-    try:
-        kc.cutlass_include_dirs()
-    except kc.CutlassNotFound as e:
-        pytest.skip(str(e))
     report = _compiled(FP8_CUTLASS, "sm_90a", True)
     assert report.ok, report.errors()
     widths = {}
@@ -199,12 +212,10 @@ def test_fp8_gemm_cutlass_parts_hold_each_kernel_once():
     lists = text[text.index("#if defined(KL_BUILD_PART)\n#if KL_BUILD_PART == 1"):]
     lists = lists[:lists.index("#endif")]
     held: dict[int, list[int]] = {}
-    part = None
-    for line in lists.splitlines():
-        if m := re.match(r"#(?:el)?if KL_BUILD_PART == (\d+)", line):
-            part = int(m.group(1))
-        elif m := re.fullmatch(r"template struct kl_cutlass::Launcher<(\d+)>;", line):
-            held.setdefault(int(m.group(1)), []).append(part)
+    by_part = _listed_under(lists, "KL_BUILD_PART", r"template struct kl_cutlass::Launcher<(\d+)>;$")
+    for part, kernels in by_part.items():
+        for n in kernels:
+            held.setdefault(n, []).append(part)
     shipped = _shipped_launchers(text)
     assert set(held) == shipped, (sorted(set(held) - shipped), sorted(shipped - set(held)))
     twice = {n: ps for n, ps in held.items() if len(ps) > 1}
@@ -215,15 +226,11 @@ def test_fp8_gemm_cutlass_parts_hold_each_kernel_once():
     assert {int(n) for n in re.findall(r"^KL_SHIPPED\((\d+)\)$", text, flags=re.M)} == shipped
 
 
-def test_fp8_gemm_cutlass_part0_compiles_no_kernel(nvcc, tmp_path):
+def test_fp8_gemm_cutlass_part0_compiles_no_kernel(nvcc, cutlass_headers, tmp_path):
     # Part 0 of the parallel build holds the dispatch and the C launchers only; every kernel is
     # another part's (a kernel here would be compiled twice). On a machine with fewer than
     # kc.PARTS_MIN_CPUS CPUs compile_only builds the file as one unit, so this is the check of the
     # one configuration that build does not see.
-    try:
-        kc.cutlass_include_dirs()
-    except kc.CutlassNotFound as e:
-        pytest.skip(str(e))
     part0 = kc.parallel_units(FP8_CUTLASS, tmp_path)[0]
     report = kc.compile_only(part0, "sm_90a", cutlass=True)
     assert report.ok, report.errors()
@@ -239,12 +246,8 @@ def _cutlass_builds_in_source() -> tuple[dict[int, set[int]], dict[int, set[int]
     cases = {0: {int(c) for c in re.findall(r"^\s+case (\d+):", _shipped_dispatch(text), flags=re.M)}}
     sweep = FP8_CUTLASS_SWEEP.read_text()
     body = sweep[sweep.index("auto with_sweep_config(int config, F&& f) {"):]
-    build = None
-    for line in body.splitlines():
-        if m := re.match(r"#(?:el)?if KL_FP8_GEMM_SWEEP == (\d+)", line):
-            build = int(m.group(1))
-        elif m := re.match(r"\s+case (\d+):", line):
-            cases.setdefault(build, set()).add(int(m.group(1)))
+    for build, listed in _listed_under(body, "KL_FP8_GEMM_SWEEP", r"\s+case (\d+):").items():
+        cases.setdefault(build, set()).update(listed)
     table = text[text.index("kBuildConfigs[] = {"):]
     table = table[table.index("{") + 1:table.index("};")]
     said = {build: _config_numbers(entry) for build, entry in enumerate(re.findall(r'"([^"]*)"', table))}
