@@ -27,11 +27,11 @@
 //     run 0.97-1.00x (benchmarks/h200_session31, call 3).
 //
 // The configurations (a CUTLASS kernel and its run-time arguments; fp8_gemm_cutlass_pick chooses
-// from 29, 36, 41-44, 48, 53, 59, 64, 65, 81, 82, 92, 96, 100-102, 109-112, 115 and 116 by the
-// shape, each launched with programmatic dependent launch; 29 and 53 are kernels 3 and 4 promoted
-// every 256 and 2048 of K, see below, and 59 is 53's tile under stream-K; 36, 41-48, 64, 65, 92,
-// 96, 100-102, 109-112, 115 and 116 promote from two temporaries, see TwoTempsMainloop; 81 and 82
-// do not promote, see Accuracy):
+// from 29, 36, 41-44, 48, 53, 59, 64, 65, 81, 82, 92, 96, 100-102, 109-112, 116, 119 and 120
+// by the shape, each launched with programmatic dependent launch; 29 and 53 are kernels 3 and 4
+// promoted every 256 and 2048 of K, see below, and 59 is 53's tile under stream-K; 36, 41-48, 64,
+// 65, 92, 96, 100-102, 109-112, 116, 119 and 120 promote from two temporaries, see
+// TwoTempsMainloop; 81 and 82 do not promote, see Accuracy):
 //   43 swap-AB 64x16x128    ping-pong    persistent               M <= 16, N / 64 <= SMs
 //   64 swap-AB 64x16x128    one consumer, not persistent, 3 an SM M <= 16, SMs < N / 64 <= 3 SMs
 //   65 swap-AB 128x16x128   one consumer, not persistent, 2 an SM M <= 16, more weight rows
@@ -39,9 +39,7 @@
 //                                                                 make one wave over 3/4 of the
 //                                                                 SMs or more
 //   42 swap-AB 64x32x128    ping-pong    persistent               16 < M <= 32, other weights
-//   41 swap-AB 64x64x128    ping-pong    persistent               48 < M <= 64, N / 64 <= SMs;
-//                                                                 112 < M <= 128 where its tiles
-//                                                                 make one wave
+//   41 swap-AB 64x64x128    ping-pong    persistent               48 < M <= 64, N / 64 <= SMs
 //   110 swap-AB 64x48x128   ping-pong    persistent               32 < M <= 48, N / 64 <= SMs
 //   109 swap-AB 64x48x128   one consumer, not persistent, 2 an SM 32 < M <= 48, N / 64 > SMs
 //   92 swap-AB 64x64x128    one consumer, not persistent, 2 an SM 48 < M <= 64, N / 64 > SMs
@@ -54,7 +52,9 @@
 //   100 swap-AB 128x64x128  cooperative  persistent               96 < M <= 128, where its tiles
 //                                                                 make one wave over 3/4 of the
 //                                                                 SMs or more
-//   115 swap-AB 64x56x128   ping-pong    persistent               96 < M <= 112, one wave of its
+//   119 swap-AB 64x56x128   ping-pong    cluster 1x2, persistent  96 < M <= 112, one wave of its
+//                                                                 tiles
+//   120 swap-AB 64x64x128   ping-pong    cluster 1x2, persistent  112 < M <= 128, one wave of its
 //                                                                 tiles
 //   44 swap-AB 64x128x128   ping-pong    persistent               96 < M <= 128, one wave of its
 //                                                                 tiles
@@ -73,7 +73,7 @@
 //   (36, 58 and 4 take the shapes M > 128 that 81 and 82 do not.)
 // The rules, each with what was measured for it, are in fp8_gemm_cutlass_pick.h.
 // Each kernel costs about 11 s of nvcc on one core (see "The parallel build"), so the shipped
-// build holds these twenty-four. The sweep in benchmarks/fp8_gemm_cutlass_check.py times more:
+// build holds these twenty-five. The sweep in benchmarks/fp8_gemm_cutlass_check.py times more:
 // run-time variants of these kernels (the cases of with_config below) and candidates built only
 // in its sweep builds (KL_FP8_GEMM_SWEEP = 1 to 19). fp8_gemm_cutlass_sweep.cuh holds those,
 // lists every configuration by number with what it was built to test, and keeps the napkin math
@@ -128,19 +128,21 @@
 // knows only 8, 16, 32, 64, 96, 128, 192 and 256: a 144-wide tile then gets 64x16 instructions
 // (nine per k-step), and so do the 48-, 80- and 112-token tiles (three, five, seven), a 56-token
 // one 64x8 (seven), each re-reading the weight's 64 x 32 bytes from shared memory. The shipped
-// build has it (109-112, 115 and 116 need it), and so do sweep builds 11 and 19; the other sweep
+// build has it (109-112, 116 and 119 need it), and so do sweep builds 11 and 19; the other sweep
 // builds' candidates were measured without it (18's 103-108 as 64x16 and 64x8 instructions).
 #if !defined(KL_FP8_GEMM_SWEEP) || KL_FP8_GEMM_SWEEP == 11 || KL_FP8_GEMM_SWEEP == 19
 #define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
 #endif
 // The parallel build. nvcc spends about 27 s of one core on the headers and 11 s more on each
 // kernel here, most of it in cicc's front end (template instantiation; --split-compile does not
-// shorten it): 283 s for the twenty-four kernels, 38 s for one (nvcc -time, this file alone). So
-// grading/cuda.py, seeing KL_BUILD_PARTS, compiles it as that many translation units side by side,
-// each with KL_BUILD_PART defined: part 0 holds the dispatch and the C launchers, and parts 1 and up
-// each instantiate their share of the kernels (Launcher, and the lists after with_config). Without
-// KL_BUILD_PART (nvcc on this file alone, or a sweep build) it is one translation unit that holds
-// everything, as before.
+// shorten it): 283 s for twenty-four kernels, 38 s for one (nvcc -time, this file alone, on a
+// machine without a GPU). So grading/cuda.py, seeing KL_BUILD_PARTS, compiles it as that many
+// translation units side by side, each with KL_BUILD_PART defined: part 0 holds the dispatch and
+// the C launchers, and parts 1 and up each instantiate their share of the kernels (Launcher, and
+// the lists after with_config). Without KL_BUILD_PART (nvcc on this file alone, or a sweep build)
+// it is one translation unit that holds everything. On the H200 machine's 16 cores the
+// twenty-four kernels built in 171 s this way, against 264-270 s as one unit
+// (benchmarks/h200_session39, call 1).
 #define KL_BUILD_PARTS 7
 
 #include <algorithm>
@@ -407,10 +409,10 @@ constexpr int kBuild = KL_FP8_GEMM_SWEEP;
 constexpr int kBuild = 0;
 #endif
 constexpr const char* const kBuildConfigs[] = {
-    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41-44, 48, 51-53, 58, 59, 64-76, 81, 82, 92, 96, 100-102, 109-112, 115, 116",
+    "3, 4, 10, 11, 15, 17-20, 29, 30, 36, 41-44, 48, 51-53, 58, 59, 64-76, 81, 82, 92, 96, 100-102, 109-112, 116, 119, 120",
     "5-6", "7-8 and 16", "9", "1 and 12-14", "31, 32, 34, 35", "37-39", "40", "45",
     "2, 21-28 and 33", "46 and 47", "49 and 50", "57", "60-62", "63", "77-80", "86-91", "97 and 98",
-    "99 and 103-108", "113, 114 and 117-121",
+    "99 and 103-108", "113-115, 117, 118 and 121",
 };
 static_assert(kBuild >= 0 && kBuild < int(sizeof(kBuildConfigs) / sizeof(kBuildConfigs[0])),
               "KL_FP8_GEMM_SWEEP must be 1 to 19");
@@ -940,10 +942,6 @@ using Config110 = PingPong<Shape<_64, _48, _128>, true, Shape<_1, _1, _1>, Pingp
 //    28672: 0.98x against 0.86x).
 using Config111 = PingPong<Shape<_64, _80, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 using Config112 = PingPong<Shape<_64, _80, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;
-// 115. 41 with 56-token tiles (one 64x56 instruction a k-step), two of them for 97-112 tokens
-//    where 41 is picked (N = 4096): at 112 tokens 433 and 612 TFLOP/s at K = 4096 and 14336,
-//    where 41 ran 423 and 571 (torch._scaled_mm 459 and 663; h200_session36, call 2).
-using Config115 = PingPong<Shape<_64, _56, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 // 116. cuBLASLt's kernel at 128 x 28672 x 8192 (h200_session19, call 1): 128 tokens by 112 weight
 //    rows, unswapped (the weight rows are wgmma's N: one 64x112 instruction a warpgroup and
 //    k-step), cooperative, two temporaries, a cluster of two along N sharing the token tile by
@@ -952,6 +950,16 @@ using Config115 = PingPong<Shape<_64, _56, _128>, true, Shape<_1, _1, _1>, Pingp
 //    48 ran 867 and 752 (torch._scaled_mm 896 and 777); at 14336 x 4096, one round of its tiles,
 //    behind 48 (757 against 775 at 128 tokens).
 using Config116 = TwoTemps<Shape<_128, _112, _128>, Shape<_1, _2, _1>>;
+// 119, 120. 41 with two 56-token tiles (115, sweep build 19) and 41 itself, each in a 1x2 cluster,
+//    for 97-112 and 113-128 tokens where 64-row weight tiles make one wave with their two token
+//    tiles (N = 4096: 128 CTAs). The two CTAs of a weight tile take it from L2 once, by TMA
+//    multicast, and in step, where without the cluster each reads it on its own. Beside
+//    torch._scaled_mm at the two weights with N = 4096 (K = 4096 and 14336; benchmarks/
+//    h200_session39): 119 1.015-1.024x at 104 and 112 tokens, where 115 ran 0.92-0.95x (call 1);
+//    120 1.11-1.19x at 120 and 128 tokens, where 41 ran 1.01-1.07x (calls 1 and 3). At 128 x 4096
+//    x 14336 that is 69% of the copy roof in weight bytes, where 41 reached 63%.
+using Config119 = PingPong<Shape<_64, _56, _128>, true, Shape<_1, _2, _1>, PingpongTwoTemps>;
+using Config120 = PingPong<Shape<_64, _64, _128>, true, Shape<_1, _2, _1>, PingpongTwoTemps>;
 // 101, 102. 44 and 48 with 96-token tiles (wgmma takes N = 96), for 65-96 tokens, where 128-token
 //    tiles are a quarter zero fill or more and two 64-token tiles a CTA's turn are worse: at 80
 //    and 96 tokens the picks before (41, 44, 48) ran 0.54-0.92x torch._scaled_mm, 101 and 102
@@ -1022,8 +1030,9 @@ KL_SHIPPED(109)
 KL_SHIPPED(110)
 KL_SHIPPED(111)
 KL_SHIPPED(112)
-KL_SHIPPED(115)
 KL_SHIPPED(116)
+KL_SHIPPED(119)
+KL_SHIPPED(120)
 #undef KL_SHIPPED
 template <int N>
 using ConfigOf = typename ConfigOfT<N>::type;
@@ -1072,8 +1081,9 @@ auto with_config(int config, F&& f) {
     case 110: return f(Launcher<110>{}, dependent_launch());
     case 111: return f(Launcher<111>{}, dependent_launch());
     case 112: return f(Launcher<112>{}, dependent_launch());
-    case 115: return f(Launcher<115>{}, dependent_launch());
     case 116: return f(Launcher<116>{}, dependent_launch());
+    case 119: return f(Launcher<119>{}, dependent_launch());
+    case 120: return f(Launcher<120>{}, dependent_launch());
     case 81: return f(Launcher<81>{}, dependent_launch());
     case 82: return f(Launcher<82>{}, dependent_launch());
     // The large-M picks with the tiles walked in another order (L2 reuse of a and b).
@@ -1126,9 +1136,10 @@ void kl_cutlass::Launcher<N>::run(const Problem& p, int config, void* workspace,
 #endif
 // The kernels each part of the parallel build compiles, about 60 s of nvcc each beside the 30 s
 // every part spends on the headers (81, 82, 96 and 116 took 81 s together, 41-44 62 s and 3, 4,
-// 36 and 58 43 s: nvcc 13.0, two parts at a time on two cores). tests/test_cuda_build.py checks
-// that each shipped kernel is in exactly one. Alone, the file needs no list: with_config's uses
-// instantiate them.
+// 36 and 58 43 s: nvcc 13.0, two parts at a time on two cores). All seven at once on the H200
+// machine (ninja's log, h200_session39 call 1): part 0 60 s, parts 1-6 134-164 s (2, the
+// longest, then held 81, 96 and 116). tests/test_cuda_build.py checks that each shipped kernel is
+// in exactly one. Alone, the file needs no list: with_config's uses instantiate them.
 #if defined(KL_BUILD_PART)
 #if KL_BUILD_PART == 1
 template struct kl_cutlass::Launcher<3>;
@@ -1145,6 +1156,7 @@ template struct kl_cutlass::Launcher<41>;
 template struct kl_cutlass::Launcher<42>;
 template struct kl_cutlass::Launcher<43>;
 template struct kl_cutlass::Launcher<44>;
+template struct kl_cutlass::Launcher<120>;
 #elif KL_BUILD_PART == 4
 template struct kl_cutlass::Launcher<48>;
 template struct kl_cutlass::Launcher<100>;
@@ -1159,7 +1171,7 @@ template struct kl_cutlass::Launcher<109>;
 template struct kl_cutlass::Launcher<110>;
 template struct kl_cutlass::Launcher<111>;
 template struct kl_cutlass::Launcher<112>;
-template struct kl_cutlass::Launcher<115>;
+template struct kl_cutlass::Launcher<119>;
 #endif
 #endif
 #endif

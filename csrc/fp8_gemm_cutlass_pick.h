@@ -87,12 +87,16 @@ inline int pick_config(int64_t m, int64_t n, int64_t k, int64_t sms) {
     //    128 tokens, where 48 ran 0.97x.
     //  - 97-112 tokens where 41 is picked (N = 4096): 41 with two 56-token tiles (115), 0.92-0.94x,
     //    where 41 ran 0.86-0.92x.
+    // And with the weight tile multicast to its two token tiles (h200_session39, calls 1 and 3):
+    //  - 97-128 tokens where 64-row weight tiles make one wave with both token tiles (N = 4096):
+    //    115 and 41 in a 1x2 cluster (119 and 120), 1.015-1.024x at 104 and 112 tokens where 115
+    //    ran 0.92-0.95x, and 1.11-1.19x at 120 and 128 tokens where 41 ran 1.01-1.07x.
     if (m <= 80) return weight_tiles <= sms ? 111 : 112;
     if (m <= 96) return weight_tiles <= sms ? 101 : 102;
     const int64_t tiles112 = cdiv(n, 112);  // 116's weight tiles
     if (tiles112 > sms && fill(tiles112) >= 0.95) return 116;
     if (one_wave_over_most_sms(cdiv(n, 128) * cdiv(m, 64))) return 100;
-    if (weight_tiles * cdiv(m, 64) <= sms) return m <= 112 ? 115 : 41;
+    if (weight_tiles * cdiv(m, 64) <= sms) return m <= 112 ? 119 : 120;
     return weight_tiles <= sms ? 44 : 48;
   }
   // Larger M. Under half a wave of 128x128 tiles (M = 256, N = 4096: 64), stream-K's split of K

@@ -102,9 +102,11 @@
 //   (103-108 ran with 64x16 or 64x8 wgmma instructions, see CUTE_SM90_EXTENDED_MMA_...; 104
 //                was a pick until 109, the same tile with one 64x48 instruction, replaced it) [18]
 //   113 = 107 with one 64x112 wgmma instruction a k-step, 114 = 113 without its cluster     [19]
+//   115 = 108 with one 64x56 wgmma instruction a k-step (a pick until 119 replaced it)      [19]
 //   117         128x112x128  cooperative  no cluster (116 without its cluster)               [19]
 //   118 swap-AB 64x40x128  ping-pong  no cluster (41 with 40-token tiles, for 33-40 tokens)  [19]
-//   119, 120 = 115 and 41 in a 1x2 cluster (the weight tile multicast to its two token tiles) [19]
+//   119, 120 = 115 and 41 in a 1x2 cluster (the weight tile multicast to its two token tiles;
+//                both picks)
 //   121 swap-AB 64x72x128  ping-pong  no cluster (111 with 72-token tiles)                   [19]
 //
 // Why these (napkin math; the sweep must confirm):
@@ -420,23 +422,25 @@ using Config108 = PingPong<Shape<_64, _56, _128>, true, Shape<_1, _1, _1>, Pingp
 // CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED in fp8_gemm_cutlass.cu), now with one instruction as wide
 // as the tile. In sweep build 18 (h200_session36, call 1) 105-108 ran as 64x16 or 64x8 instructions
 // and lost to the tiles they meant to replace by up to 2x (108 at 112 x 4096 x 14336: 313 TFLOP/s,
-// 41 573). 109-112, 115 and 116 won (h200_session36, call 2) and are in the shipped build; 113, 114
-// and 117 lost to the picks, and 118 (41 with 40-token tiles) tied with 110 at 40 tokens.
+// 41 573). 109-112, 115 and 116 won (h200_session36, call 2) and were shipped; 113, 114 and 117
+// lost to the picks, and 118 (41 with 40-token tiles) tied with 110 at 40 tokens.
 using Config113 = PingPong<Shape<_64, _112, _128>, true, Shape<_4, _1, _1>, PingpongTwoTemps>;  // 107
 using Config114 = PingPong<Shape<_64, _112, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
+// 115. 108 as one 64x56 instruction a k-step: 41 with 56-token tiles, two of them for 97-112
+//    tokens where 41 was picked (N = 4096). At 112 tokens 433 and 612 TFLOP/s at K = 4096 and
+//    14336, where 41 ran 423 and 571 (torch._scaled_mm 459 and 663; h200_session36, call 2); a
+//    pick from then until 119 (115 in a 1x2 cluster) ran 1.015-1.024x torch._scaled_mm at 104 and
+//    112 tokens at N = 4096, where 115 ran 0.92-0.95x (h200_session39, call 1).
+using Config115 = PingPong<Shape<_64, _56, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 // 117. 116 (shipped) without its cluster.
 using Config117 = TwoTemps<Shape<_128, _112, _128>, Shape<_1, _1, _1>>;
 using Config118 = PingPong<Shape<_64, _40, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
-// 119, 120. 115 and 41 in a 1x2 cluster: the two CTAs of a weight tile (its two token tiles, at
-//    97-128 tokens where N = 4096) take it from L2 once, by multicast, and in step, where now each
-//    reads it on its own. For the gap at 97-128 tokens on N = 4096 (112 tokens 0.93-0.94x
-//    torch._scaled_mm; 128 x 4096 x 14336 at 63-64% of the copy roof, h200_session36, calls 3
-//    and 4). 99 (100 in such a cluster) ran level with 100 at N = 8192 (h200_session35, call 1).
-//    Not yet run.
-using Config119 = PingPong<Shape<_64, _56, _128>, true, Shape<_1, _2, _1>, PingpongTwoTemps>;
-using Config120 = PingPong<Shape<_64, _64, _128>, true, Shape<_1, _2, _1>, PingpongTwoTemps>;
+// 119 and 120 (115 and 41 in a 1x2 cluster, the weight tile multicast to its two token tiles)
+//    were built here first and won at 97-128 tokens on N = 4096 (h200_session39, calls 1 and 3);
+//    they are in the shipped build, fp8_gemm_cutlass.cu.
 // 121. 111 with 72-token tiles, for 65-72 tokens (the 80-token box a tenth zero fill at 72
-//    tokens, where 111 ran 0.95-1.01x; h200_session36, call 3). Not yet run.
+//    tokens, where 111 ran 0.95-1.01x; h200_session36, call 3). At 72 tokens 0.93-1.01x
+//    torch._scaled_mm, where the pick ran 0.95-1.03x (h200_session39, call 1): not shipped.
 using Config121 = PingPong<Shape<_64, _72, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 #endif
 
@@ -530,10 +534,9 @@ auto with_sweep_config(int config, F&& f) {
 #elif KL_FP8_GEMM_SWEEP == 19
     case 113: return f(Config113{}, dependent_launch());
     case 114: return f(Config114{}, dependent_launch());
+    case 115: return f(Config115{}, dependent_launch());
     case 117: return f(Config117{}, dependent_launch());
     case 118: return f(Config118{}, dependent_launch());
-    case 119: return f(Config119{}, dependent_launch());
-    case 120: return f(Config120{}, dependent_launch());
     case 121: return f(Config121{}, dependent_launch());
 #endif
   }

@@ -11,7 +11,7 @@ A CUDA kernel is two files (DESIGN.md, "CUDA and CUTLASS"):
 
 `load_kernel` builds both with torch.utils.cpp_extension (ninja) for this GPU's architecture,
 caches the build by content hash and returns the op namespace. A file that defines KL_BUILD_PARTS
-(the CUTLASS GEMM's twenty-four kernels) is compiled as that many translation units side by side
+(the CUTLASS GEMM's twenty-five kernels) is compiled as that many translation units side by side
 (`parallel_units`). Without a GPU it compiles the .cu file with nvcc (`compile_only`), so a
 student still learns whether the kernel compiles and what ptxas made of it, then raises
 `CudaUnavailable` with a one-line reason.
@@ -529,6 +529,8 @@ def _gpu_capability() -> tuple[int, int] | None:
 _loaded: dict[tuple[str, str], object] = {}
 _faked: set[str] = set()
 _reports: dict[str, CompileReport] = {}
+# (kernel, source) -> the library load_kernel built or found for it in this process.
+_libraries: dict[tuple[str, Path], Path] = {}
 _checked: dict[tuple[str, str, bool], CompileReport] = {}
 _lock = threading.Lock()
 
@@ -599,6 +601,7 @@ def load_kernel(kernel: str, kernel_source: Path, *,
             print(_reports[ns].format())
         if (kernel, ns) not in _loaded:
             _loaded[(kernel, ns)] = _build(kernel_source, binding, ns, arch, cuda_flags, include_dirs)
+            _libraries[(kernel, kernel_source)] = cache_root() / "cuda" / ns / f"{ns}.so"
         ops = _loaded[(kernel, ns)]
         fakes = fake if isinstance(fake, Mapping) else ({kernel: fake} if fake else {})
         for op_name, fn in fakes.items():
@@ -606,6 +609,13 @@ def load_kernel(kernel: str, kernel_source: Path, *,
                 torch.library.register_fake(f"{ns}::{op_name}", fn)
                 _faked.add(f"{ns}::{op_name}")
         return ops
+
+
+def loaded_library(kernel: str, source: Path) -> Path | None:
+    """The shared library `load_kernel(kernel, source)` built or found in this process, if it ran.
+    The cache also holds other builds of the same kernel (a student's file, a benchmark's variant),
+    so the newest library there need not be this one."""
+    return _libraries.get((kernel, Path(source).resolve()))
 
 
 def _build(kernel_source: Path, binding: Path, ns: str, arch: str, cuda_flags: list[str],

@@ -303,10 +303,11 @@ def power_table(result: dict) -> str:
 # --- the CUTLASS rung's machine code ----------------------------------------------------------------
 
 def built_library(kernel: str = "fp8_gemm_cutlass") -> Path | None:
-    """The shared library grading.cuda built for `kernel` most recently (in its cache), if any."""
-    from grading.cuda import cache_root
-    libs = sorted((cache_root() / "cuda").glob(f"kl_{kernel}_*/kl_{kernel}_*.so"), key=lambda p: p.stat().st_mtime)
-    return libs[-1] if libs else None
+    """The shared library of the reference `csrc/<kernel>.cu` that this process loaded, if it did.
+    Not the newest one in the cache: a student's build or a benchmark's sweep build of the same
+    kernel may be newer."""
+    from grading.cuda import CSRC, loaded_library
+    return loaded_library(kernel, CSRC / f"{kernel}.cu")
 
 
 def sass_matches(library: Path, pattern: str = r"QGMMA", limit: int = 12) -> tuple[int, list[str]] | None:
