@@ -376,7 +376,8 @@ def test_the_chapters_sass_comes_from_the_reference_library(tmp_path, monkeypatc
     newer.write_bytes(b"")
     assert lesson_fp8.built_library() is None  # nothing loaded in this process
     reference = tmp_path / "cuda" / "kl_fp8_gemm_cutlass_1111ref" / "kl_fp8_gemm_cutlass_1111ref.so"
-    kc._libraries[("fp8_gemm_cutlass", kc.CSRC / "fp8_gemm_cutlass.cu")] = reference
+    # keyed as load_kernel keys it: the resolved path of the source
+    kc._libraries[("fp8_gemm_cutlass", (kc.CSRC / "fp8_gemm_cutlass.cu").resolve())] = reference
     kc._libraries[("fp8_gemm_cutlass", tmp_path / "student.cu")] = newer
     assert lesson_fp8.built_library() == reference
 
