@@ -601,7 +601,7 @@ def load_kernel(kernel: str, kernel_source: Path, *,
             print(_reports[ns].format())
         if (kernel, ns) not in _loaded:
             _loaded[(kernel, ns)] = _build(kernel_source, binding, ns, arch, cuda_flags, include_dirs)
-            _libraries[(kernel, kernel_source)] = cache_root() / "cuda" / ns / f"{ns}.so"
+            _libraries[(kernel, kernel_source)] = _library_path(ns)
         ops = _loaded[(kernel, ns)]
         fakes = fake if isinstance(fake, Mapping) else ({kernel: fake} if fake else {})
         for op_name, fn in fakes.items():
@@ -618,18 +618,24 @@ def loaded_library(kernel: str, source: Path) -> Path | None:
     return _libraries.get((kernel, Path(source).resolve()))
 
 
+def _library_path(ns: str) -> Path:
+    """Where `_build` leaves the library of build `ns`: <cache>/cuda/<ns>/<ns>.so."""
+    return cache_root() / "cuda" / ns / f"{ns}.so"
+
+
 def _build(kernel_source: Path, binding: Path, ns: str, arch: str, cuda_flags: list[str],
            include_dirs: list[Path]):
     """Build (or find in the cache) one library with ninja and load it: its TORCH_LIBRARY
     registers the ops in namespace `ns`."""
-    build_dir = cache_root() / "cuda" / ns
+    library = _library_path(ns)
+    build_dir = library.parent
     build_dir.mkdir(parents=True, exist_ok=True)
     # torch's build lock is a file that a killed build leaves behind, and the next load would wait
     # on it forever. No build here takes 30 minutes (CUTLASS ones take a few).
     lock = build_dir / "lock"
     if lock.exists() and time.time() - lock.stat().st_mtime > 30 * 60:
         lock.unlink(missing_ok=True)
-    if not (build_dir / f"{ns}.so").exists():
+    if not library.exists():
         print(f"compiling {_display(kernel_source)} for {arch} ({ns}, in {build_dir})", file=sys.stderr)
     from torch.utils.cpp_extension import load
     try:
