@@ -6,7 +6,9 @@ another, say: the H200 refused such a kernel that the interpreter ran). So the k
 runs are compiled here, for sm_90, in a child process with real @triton.jit kernels
 (KL_FORCE_GPU=1 keeps the interpreter off), with constexpr combinations their launchers use. The
 PTX then says which matrix instruction each fp8 GEMM kernel's tl.dot became: fp8 wgmma, or fp16
-mma.sync after converting the operands, which runs and is slower, and nothing else shows it.
+mma.sync after converting the operands, which runs and is slower, and nothing else shows it; and,
+compiled with the divisibility a launch tells the compiler, whether the weight-streaming kernels'
+K loop is software-pipelined.
 """
 import json
 import os
@@ -24,23 +26,36 @@ import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
-results, mma = {}, {}
+DIVISIBLE = set(json.loads(sys.argv[2]))
+results, mma, shared, copies = {}, {}, {}, {}
 for name, module, kernel, types, constexprs, options in json.loads(sys.argv[1]):
     fn = getattr(importlib.import_module(module), kernel)
     # Constexprs as given, else their defaults (as a launch that leaves them out gets).
     constexprs = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.has_default}, **constexprs}
     # Pointers and float scalars as given, constexprs as given, every other argument a 32-bit integer.
     signature = {a: types.get(a) or ("constexpr" if a in constexprs else "i32") for a in fn.arg_names}
+    # What a launch tells the compiler about its arguments: Triton specializes a pointer or an
+    # integer that is a multiple of 16 as such, and the vector width of every masked load rests on
+    # it. Tensors from torch are that aligned, and so are the arguments named in DIVISIBLE.
+    attrs = {(i,): [["tt.divisibility", 16]] for i, a in enumerate(fn.arg_names)
+             if signature[a].startswith("*") or a in DIVISIBLE}
     try:
-        compiled = triton.compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs),
+        compiled = triton.compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs),
                                   target=GPUTarget("cuda", 90, 32), options=options)
         results[name] = "ok"
+        ptx = compiled.asm["ptx"]
         # The matrix instructions tl.dot became, and how often each is written in the PTX.
-        found = re.findall(r"\b((?:wgmma\.mma_async|mma)\.sync\.aligned\.m\d+n\d+k\d+[.\w]*)", compiled.asm["ptx"])
+        found = re.findall(r"\b((?:wgmma\.mma_async|mma)\.sync\.aligned\.m\d+n\d+k\d+[.\w]*)", ptx)
         mma[name] = {s: found.count(s) for s in set(found)}
+        # The shared memory it asks for, and its asynchronous copies into it by width in bytes (keys
+        # that JSON turns into strings).
+        shared[name] = compiled.metadata.shared
+        found = [int(w, 0) for w in re.findall(
+            r"cp\.async\.c[ag]\.shared\.global(?:\.L2::\w+)? \[[^]]*\], \[[^]]*\], (0x[0-9a-f]+|\d+)", ptx)]
+        copies[name] = {w: found.count(w) for w in set(found)}
     except Exception as e:  # reported per kernel by the test
         results[name] = f"{type(e).__name__}: {str(e)[:2000]}"
-print(json.dumps({"results": results, "mma": mma}))
+print(json.dumps({"results": results, "mma": mma, "shared": shared, "copies": copies}))
 '''
 
 _GEMM_PTRS = {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv", "y_ptr": "*bf16", "sa_ptr": "*fp32", "sb_ptr": "*fp32",
@@ -48,6 +63,9 @@ _GEMM_PTRS = {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv", "y_ptr": "*bf16", "sa_pt
 _COMMON = {"ROW_A": False, "ROW_B": True, "PROMOTE": True}
 _TILE = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 128}
 _FP8 = "solutions.fp8_gemm"
+# The GEMM kernels' integer arguments that every launch passes as multiples of 16: N and K (the
+# spec requires them), k_per_split (whole K steps) and slice_elems (M·N).
+_DIVISIBLE = ["N", "K", "k_per_split", "slice_elems"]
 _RMS = "solutions.rmsnorm"
 _RMS_PTRS = {**{p: "*bf16" for p in ("x_ptr", "res_ptr", "w_ptr", "y_ptr", "h_ptr")}, "eps": "fp32"}
 _DECODE = "solutions.paged_decode"
@@ -73,6 +91,9 @@ _KERNELS = [
     ("fp8_gemm v5, TMA, split-K 2, promoted every 1024", _FP8, "_fp8_gemm_v5_kernel", _GEMM_PTRS,
      {**_COMMON, "BLOCK_N": 64, "BLOCK_M": 128, "BLOCK_K": 128, "SPLIT_K": 2, "TMA": True, "PROMOTE_EVERY": 8},
      {"num_warps": 4, "num_stages": 7}),
+    ("fp8_gemm v5, 128 tokens by 64 weight rows, promoted every 1024", _FP8, "_fp8_gemm_v5_kernel",
+     _GEMM_PTRS, {**_COMMON, "BLOCK_N": 64, "BLOCK_M": 128, "BLOCK_K": 128, "SPLIT_K": 1, "TMA": False,
+                  "PROMOTE_EVERY": 8, "PDL": True}, {"num_warps": 4, "num_stages": 7, "launch_pdl": True}),
     ("fp8_gemm v5, 16 tokens, promoted every step", _FP8, "_fp8_gemm_v5_kernel", _GEMM_PTRS,
      {**_COMMON, "BLOCK_N": 64, "BLOCK_M": 16, "BLOCK_K": 256, "SPLIT_K": 1, "TMA": False, "PROMOTE_EVERY": 1},
      {"num_warps": 4, "num_stages": 6}),
@@ -138,8 +159,8 @@ def compiled():
     pytest.importorskip("triton.backends.nvidia", reason="this Triton has no NVIDIA backend to compile with")
     env = {**os.environ, "KL_FORCE_GPU": "1"}
     env.pop("TRITON_INTERPRET", None)
-    proc = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(_KERNELS)], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=900)
+    proc = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(_KERNELS), json.dumps(_DIVISIBLE)], cwd=REPO,
+                          env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -162,3 +183,24 @@ def test_fp8_gemm_kernel_multiplies_fp8_on_the_tensor_cores(compiled, name):
         assert kinds and all(s.startswith("mma.sync") and ".f16.f16." in s for s in kinds), kinds
     else:
         assert kinds and all(s.startswith("wgmma") and s.endswith(".e4m3.e4m3") for s in kinds), kinds
+
+
+@pytest.mark.parametrize("name", [k[0] for k in _KERNELS if k[0].startswith("fp8_gemm v5") and not k[4]["TMA"]])
+def test_fp8_gemm_decode_loop_is_pipelined(compiled, name):
+    # The weight-streaming kernels keep the weight in flight by Triton's software pipeline: each
+    # K step's tiles copied into shared memory asynchronously (cp.async, 16 bytes a copy, the width
+    # the mask allows when K is a multiple of 16) while earlier steps are multiplied, num_stages
+    # steps' worth of buffers. A loop the pipeliner gives up on (a loop-carried value it cannot
+    # rotate, a mask it cannot vectorize) still computes the right result and runs at a fraction of
+    # the bandwidth, which only a GPU's timing would show. Compiled without the divisibility a
+    # launch gives, these kernels came out that way: one stage of shared memory, byte-wide loads.
+    if compiled["results"][name] != "ok":
+        pytest.skip("does not compile: test_kernel_compiles_for_sm90 reports it")
+    constexprs, options = next((k[4], k[5]) for k in _KERNELS if k[0] == name)
+    stage = (constexprs["BLOCK_N"] + constexprs["BLOCK_M"]) * constexprs["BLOCK_K"]  # e4m3: a byte each
+    stages = options["num_stages"]
+    assert compiled["shared"][name] >= (stages - 1) * stage, (
+        f"{compiled['shared'][name]} bytes of shared memory, under {stages - 1} stages of {stage}")
+    copies = compiled["copies"][name]
+    assert copies and set(copies) == {"16"}, f"asynchronous copies by width in bytes: {copies}"
+
