@@ -27,7 +27,7 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
 DIVISIBLE = set(json.loads(sys.argv[2]))
-results, mma, shared, copies = {}, {}, {}, {}
+results, mma, shared, copies, loads = {}, {}, {}, {}, {}
 for name, module, kernel, types, constexprs, options in json.loads(sys.argv[1]):
     fn = getattr(importlib.import_module(module), kernel)
     # Constexprs as given, else their defaults (as a launch that leaves them out gets).
@@ -53,9 +53,11 @@ for name, module, kernel, types, constexprs, options in json.loads(sys.argv[1]):
         found = [int(w, 0) for w in re.findall(
             r"cp\.async\.c[ag]\.shared\.global(?:\.L2::\w+)? \[[^]]*\], \[[^]]*\], (0x[0-9a-f]+|\d+)", ptx)]
         copies[name] = {w: found.count(w) for w in set(found)}
+        # Its loads from global memory, by kind (width and cache hints).
+        loads[name] = sorted(set(re.findall(r"ld\.global[.:\w]*", ptx)))
     except Exception as e:  # reported per kernel by the test
         results[name] = f"{type(e).__name__}: {str(e)[:2000]}"
-print(json.dumps({"results": results, "mma": mma, "shared": shared, "copies": copies}))
+print(json.dumps({"results": results, "mma": mma, "shared": shared, "copies": copies, "loads": loads}))
 '''
 
 _GEMM_PTRS = {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv", "y_ptr": "*bf16", "sa_ptr": "*fp32", "sb_ptr": "*fp32",
@@ -63,9 +65,13 @@ _GEMM_PTRS = {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv", "y_ptr": "*bf16", "sa_pt
 _COMMON = {"ROW_A": False, "ROW_B": True, "PROMOTE": True}
 _TILE = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 128}
 _FP8 = "solutions.fp8_gemm"
-# The GEMM kernels' integer arguments that every launch passes as multiples of 16: N and K (the
-# spec requires them), k_per_split (whole K steps) and slice_elems (M·N).
-_DIVISIBLE = ["N", "K", "k_per_split", "slice_elems"]
+# The integer arguments a launch at the Llama shapes passes as multiples of 16, so Triton
+# specializes them as such: the GEMMs' N and K (the spec requires them), k_per_split (whole K
+# steps) and slice_elems (M·N); the row kernels' row lengths and strides (4096, 8192, 14336);
+# paged_decode's strides (head dim 128, pages of 16 tokens, 8 kv heads).
+_DIVISIBLE = ["N", "K", "k_per_split", "slice_elems", "n_cols", "n", "x_row_stride", "res_row_stride",
+              "gate_row_stride", "up_row_stride", "stride_qb", "stride_qh", "stride_kp", "stride_ks", "stride_kh",
+              "stride_vp", "stride_vs", "stride_vh"]
 _RMS = "solutions.rmsnorm"
 _RMS_PTRS = {**{p: "*bf16" for p in ("x_ptr", "res_ptr", "w_ptr", "y_ptr", "h_ptr")}, "eps": "fp32"}
 _DECODE = "solutions.paged_decode"
@@ -205,3 +211,17 @@ def test_fp8_gemm_k_loop_is_pipelined(compiled, name):
     if "v3" not in name and not constexprs.get("TMA"):
         copies = compiled["copies"][name]
         assert copies and set(copies) == {"16"}, f"asynchronous copies by width in bytes: {copies}"
+
+
+@pytest.mark.parametrize("name", [k[0] for k in _KERNELS if not k[0].startswith("fp8_gemm")])
+def test_memory_bound_kernels_load_16_byte_vectors(compiled, name):
+    # The memory-bound kernels reach the copy roof only with 16-byte accesses (8 bf16 a load), which
+    # Triton emits where it can prove a row's start and length are multiples of 8 elements: from
+    # the launch's divisibility, as a Llama-shaped launch gives it. A change that hides that (an
+    # offset computed so the compiler loses it, a mask it cannot split) leaves every result right
+    # and the kernel reading 2 bytes a load, which only a GPU's timing would show.
+    if compiled["results"][name] != "ok":
+        pytest.skip("does not compile: test_kernel_compiles_for_sm90 reports it")
+    loads = compiled["loads"][name]
+    assert any(".v4." in kind for kind in loads), f"no 16-byte loads, only {loads}"
+
