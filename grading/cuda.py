@@ -601,7 +601,9 @@ def load_kernel(kernel: str, kernel_source: Path, *,
             print(_reports[ns].format())
         if (kernel, ns) not in _loaded:
             _loaded[(kernel, ns)] = _build(kernel_source, binding, ns, arch, cuda_flags, include_dirs)
-            _libraries[(kernel, kernel_source)] = _library_path(ns)
+        # Recorded on every load: another source of the same content (a student's copy of the
+        # reference) may have built the library first under its own path.
+        _libraries[(kernel, kernel_source)] = _library_path(ns)
         ops = _loaded[(kernel, ns)]
         fakes = fake if isinstance(fake, Mapping) else ({kernel: fake} if fake else {})
         for op_name, fn in fakes.items():
