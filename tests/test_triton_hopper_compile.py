@@ -176,14 +176,19 @@ def test_kernel_compiles_for_sm90(compiled, name):
     assert compiled["results"][name] == "ok", compiled["results"][name]
 
 
+def _skip_unless_compiled(compiled, name):
+    """Skip a check of what `name` compiled to when it did not compile: the test above fails it."""
+    if compiled["results"][name] != "ok":
+        pytest.skip("does not compile: test_kernel_compiles_for_sm90 reports it")
+
+
 @pytest.mark.parametrize("name", [k[0] for k in _KERNELS if k[0].startswith("fp8_gemm")])
 def test_fp8_gemm_kernel_multiplies_fp8_on_the_tensor_cores(compiled, name):
     # Only wgmma multiplies fp8 natively on Hopper, and it is 64 rows tall. Where a tile gives
     # tl.dot fewer rows, Triton converts both operands to fp16 and issues mma.sync (v4's 16-token
     # tiles: m16n8k16 on f16), every operand byte through the CUDA cores first; the weight-
     # streaming kernels (v5, v6) put the weight's rows on the 64-row side to stay on wgmma.
-    if compiled["results"][name] != "ok":
-        pytest.skip("does not compile: test_kernel_compiles_for_sm90 reports it")
+    _skip_unless_compiled(compiled, name)
     kinds = compiled["mma"][name]
     if name.startswith("fp8_gemm v4"):
         assert kinds and all(s.startswith("mma.sync") and ".f16.f16." in s for s in kinds), kinds
@@ -201,8 +206,7 @@ def test_fp8_gemm_k_loop_is_pipelined(compiled, name):
     # right result and runs at a fraction of the bandwidth, which only a GPU's timing would show.
     # Compiled without the divisibility a launch gives, every kernel here that loads its tiles with
     # its threads came out that way: one stage of shared memory, byte-wide loads.
-    if compiled["results"][name] != "ok":
-        pytest.skip("does not compile: test_kernel_compiles_for_sm90 reports it")
+    _skip_unless_compiled(compiled, name)
     constexprs, options = next((k[4], k[5]) for k in _KERNELS if k[0] == name)
     stage = (constexprs["BLOCK_N"] + constexprs["BLOCK_M"]) * constexprs["BLOCK_K"]  # e4m3: a byte each
     stages = options["num_stages"]
@@ -220,8 +224,7 @@ def test_memory_bound_kernels_load_16_byte_vectors(compiled, name):
     # the launch's divisibility, as a Llama-shaped launch gives it. A change that hides that (an
     # offset computed so the compiler loses it, a mask it cannot split) leaves every result right
     # and the kernel reading 2 bytes a load, which only a GPU's timing would show.
-    if compiled["results"][name] != "ok":
-        pytest.skip("does not compile: test_kernel_compiles_for_sm90 reports it")
+    _skip_unless_compiled(compiled, name)
     loads = compiled["loads"][name]
     assert any(kind.endswith(".v4.b32") for kind in loads), f"no 16-byte loads (.v4.b32), only {loads}"
 
