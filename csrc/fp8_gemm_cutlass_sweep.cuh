@@ -428,9 +428,9 @@ using Config113 = PingPong<Shape<_64, _112, _128>, true, Shape<_4, _1, _1>, Ping
 using Config114 = PingPong<Shape<_64, _112, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 // 115. 108 as one 64x56 instruction a k-step: 41 with 56-token tiles, two of them for 97-112
 //    tokens where 41 was picked (N = 4096). At 112 tokens 433 and 612 TFLOP/s at K = 4096 and
-//    14336, where 41 ran 423 and 571 (torch._scaled_mm 459 and 663; h200_session36, call 2); a
-//    pick from then until 119 (115 in a 1x2 cluster) ran 1.015-1.024x torch._scaled_mm at 104 and
-//    112 tokens at N = 4096, where 115 ran 0.92-0.95x (h200_session39, call 1).
+//    14336, where 41 ran 423 and 571 (torch._scaled_mm 459 and 663; h200_session36, call 2). A
+//    pick from then until 119 (115 in a 1x2 cluster), which ran 1.015-1.024x torch._scaled_mm at
+//    104 and 112 tokens at N = 4096 where 115 ran 0.92-0.95x (h200_session39, call 1).
 using Config115 = PingPong<Shape<_64, _56, _128>, true, Shape<_1, _1, _1>, PingpongTwoTemps>;
 // 117. 116 (shipped) without its cluster.
 using Config117 = TwoTemps<Shape<_128, _112, _128>, Shape<_1, _1, _1>>;
