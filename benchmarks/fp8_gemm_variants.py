@@ -166,7 +166,7 @@ def fair_stages(programs: int, block_n: int, block_m: int, block_k: int, num_war
     fit in one (the wide neighbour in h200_session20, call 2: 2 stages, 43 µs against 19.5)."""
     import triton
     from solutions.fp8_gemm import _programs_by_registers, _stages_that_fit
-    resident = min(triton.cdiv(programs, sms), _programs_by_registers(block_n, block_m, num_warps))
+    resident = min(triton.cdiv(programs, sms), _programs_by_registers(block_n, block_m, num_warps, block_k))
     return resident, _stages_that_fit(block_n, block_m, block_k, resident)
 
 

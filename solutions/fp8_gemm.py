@@ -769,13 +769,28 @@ def _warps_for(block_n: int, block_m: int) -> int:
     return 8 if block_n * block_m >= 128 * 128 else 4
 
 
-def _programs_by_registers(block_n: int, block_m: int, num_warps: int) -> int:
-    """Programs of a v5/v6 tile that one SM's 64K registers hold: per thread, the fp32
-    accumulator and the promoted sum (2 × BLOCK_N × BLOCK_M / threads) and about 40 more
-    (addresses, the pipeline's counters). 128 × 128 at 8 warps: 168, one program (166 in an sm_90
-    build); 128 × 64 at 4 warps: 168, three; 64 × 64 at 4: 104, four."""
+def _programs_by_registers(block_n: int, block_m: int, num_warps: int, block_k: int) -> int:
+    """Programs of a v5/v6 tile that one SM's 64K registers hold. Per thread: the fp32 accumulator
+    and the promoted sum (2 × BLOCK_N × BLOCK_M / threads), about 3 for each 16-byte copy a stage
+    issues (its address and mask: (BLOCK_N + BLOCK_M) × BLOCK_K / 16 / threads of them) and 40
+    more (the pipeline's counters, the epilogue's offsets), rounded up to the 8 the hardware
+    allocates in. Against what ptxas gives the kernels for sm_90 (Triton 3.6 and 3.9 alike, the
+    same within 2): 64 weight rows × 128 tokens × 128 of K at 4 warps 208 against 196-214, two
+    programs; 128 × 128 × 128 at 8 warps 192 against 182-200, one; 64 × 64 × 128 at 4 warps 128
+    against 116-120, four. The estimate without the copies' registers (2 accumulators + 40) said
+    three programs of the first where two fit, and so planned the stages of three. That decided
+    no pick at the Llama shapes, where no SM gets more than two programs. At 33-64 tokens where
+    the grid gives an SM more than two 128-row weight tiles (N above 33792 on 132 SMs: a
+    vocabulary's projection) it left 128-deep K steps under 3 stages, so pick_config fell back to
+    v4; it now gives v5 there (64 tokens × 128 rows, 3 stages, the pick at N = 28672), not yet
+    timed at those N. Tiles of 16 or 32 tokens keep one accumulator when they promote every step,
+    so it counts fewer of them than fit (64 × 16 × 256: five against ten): their stages are then
+    planned for fewer, each with more shared memory, and the SM holds as many as that shared
+    memory allows."""
     threads = 32 * num_warps
-    return max(1, 65536 // (threads * (2 * block_n * block_m // threads + 40)))
+    copies = (block_n + block_m) * block_k // (16 * threads)
+    per_thread = -(-(2 * block_n * block_m // threads + 3 * copies + 40) // 8) * 8
+    return max(1, 65536 // (threads * per_thread))
 
 
 def _stages_that_fit(block_n: int, block_m: int, block_k: int, resident: int = 1) -> int:
@@ -794,7 +809,7 @@ def _half_token_tiles(cfg: GemmConfig, m: int, n: int, sms: int, block_k: int = 
     programs an SM holds leave room for; the promotion interval in K kept."""
     bm, bk = cfg.block_m // 2, block_k
     programs = triton.cdiv(n, cfg.block_n) * triton.cdiv(m, bm)
-    resident = min(triton.cdiv(programs, sms), _programs_by_registers(cfg.block_n, bm, cfg.num_warps))
+    resident = min(triton.cdiv(programs, sms), _programs_by_registers(cfg.block_n, bm, cfg.num_warps, bk))
     return dataclasses.replace(cfg, block_m=bm, block_k=bk, split_k=1,
                                num_stages=max(2, _stages_that_fit(cfg.block_n, bm, bk, resident)),
                                promote_every=max(1, cfg.promote_every * cfg.block_k // bk))
@@ -843,7 +858,7 @@ def _streaming_config(m: int, n: int, k: int, sms: int) -> GemmConfig:
         split = _stream_split(tiles, k, bk, sms)
         # Programs on one SM at once: those the grid gives it, as many as its registers hold (the
         # rest run in a second round, each with the shared memory of the first).
-        resident = min(triton.cdiv(tiles * split, sms), _programs_by_registers(bn, bm, warps))
+        resident = min(triton.cdiv(tiles * split, sms), _programs_by_registers(bn, bm, warps, bk))
         stages = _stages_that_fit(bn, bm, bk, resident)
         plans.append((resident * (stages - 1) * bn * bk, bk, max(2, stages), split))
     # A 64-deep K tile reads each weight row in 64-byte pieces, half a 128-byte line per load: the

@@ -21,13 +21,15 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 _CHILD = r'''
-import importlib, json, re, sys
+import importlib, json, os, re, subprocess, sys, tempfile
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
 DIVISIBLE = set(json.loads(sys.argv[2]))
-results, mma, shared, copies, loads = {}, {}, {}, {}, {}
+# The registers a thread gets are ptxas's choice, in the cubin's resource usage.
+CUOBJDUMP = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+results, mma, shared, copies, loads, regs = {}, {}, {}, {}, {}, {}
 for name, module, kernel, types, constexprs, options in json.loads(sys.argv[1]):
     fn = getattr(importlib.import_module(module), kernel)
     # Constexprs as given, else their defaults (as a launch that leaves them out gets).
@@ -55,9 +57,17 @@ for name, module, kernel, types, constexprs, options in json.loads(sys.argv[1]):
         copies[name] = {w: found.count(w) for w in set(found)}
         # Its loads from global memory, by kind (width and cache hints).
         loads[name] = sorted(set(re.findall(r"ld\.global[.:\w]*", ptx)))
+        if os.path.exists(CUOBJDUMP):
+            with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+                f.write(compiled.asm["cubin"])
+                f.flush()
+                usage = subprocess.run([CUOBJDUMP, "-res-usage", f.name], capture_output=True, text=True).stdout
+            found = re.search(r"REG:(\d+)", usage)
+            regs[name] = int(found.group(1)) if found else None
     except Exception as e:  # reported per kernel by the test
         results[name] = f"{type(e).__name__}: {str(e)[:2000]}"
-print(json.dumps({"results": results, "mma": mma, "shared": shared, "copies": copies, "loads": loads}))
+print(json.dumps({"results": results, "mma": mma, "shared": shared, "copies": copies, "loads": loads,
+                  "regs": regs}))
 '''
 
 _GEMM_PTRS = {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv", "y_ptr": "*bf16", "sa_ptr": "*fp32", "sb_ptr": "*fp32",
@@ -160,6 +170,30 @@ _KERNELS = [
 ]
 
 
+
+def _v5_picks() -> list:
+    """The v5 kernels pick_config launches on 132 SMs (an H100's or H200's) at 1-128 tokens, at the
+    Llama weights and at a vocabulary's projection (128256 x 4096), each once, named by the first
+    shape that picks it."""
+    from grading.specs.fp8_gemm import LLAMA_NK
+    from solutions.fp8_gemm import pick_config
+    picks = {}
+    for n, k in (*LLAMA_NK, (128256, 4096)):
+        for m in (1, 16, 48, 64, 128):
+            c = pick_config(m, n, k, sms=132)
+            if c.variant == 5:
+                picks.setdefault((c.block_m, c.block_n, c.block_k, c.num_warps, c.num_stages, c.split_k,
+                                  c.promote_every, c.tma, c.pdl), (m, n, k))
+    return [(f"fp8_gemm v5 as picked at {m}x{n}x{k}: {bm} tokens, {bn} rows, {bk} of K, {w} warps, {st} stages, "
+             f"split {sp}", _FP8, "_fp8_gemm_v5_kernel", _GEMM_PTRS,
+             {**_COMMON, "BLOCK_N": bn, "BLOCK_M": bm, "BLOCK_K": bk, "SPLIT_K": sp, "TMA": tma, "PROMOTE_EVERY": pe,
+              "PDL": pdl}, {"num_warps": w, "num_stages": st, "launch_pdl": pdl})
+            for (bm, bn, bk, w, st, sp, pe, tma, pdl), (m, n, k) in picks.items()]
+
+
+_PICKS = _v5_picks()
+_KERNELS += _PICKS
+
 @pytest.fixture(scope="module")
 def compiled():
     pytest.importorskip("triton.backends.nvidia", reason="this Triton has no NVIDIA backend to compile with")
@@ -228,3 +262,26 @@ def test_memory_bound_kernels_load_16_byte_vectors(compiled, name):
     loads = compiled["loads"][name]
     assert any(kind.endswith(".v4.b32") for kind in loads), f"no 16-byte loads (.v4.b32), only {loads}"
 
+
+
+@pytest.mark.parametrize("name", [k[0] for k in _PICKS])
+def test_register_estimate_of_the_picks_matches_the_compiled_kernels(compiled, name):
+    # pick_config plans each program's pipeline stages from how many programs share an SM, at most
+    # as many as the registers hold (_programs_by_registers). An estimate above what ptxas gives
+    # plans stages for programs that never come, and leaves the shared memory of the missing ones
+    # idle; below, by more than one program, it plans fewer stages than would fit (tiles of 64
+    # tokens and more: the ones the picks put more than one of on an SM). Registers are allocated
+    # 8 a thread at a time, 64K an SM.
+    from solutions.fp8_gemm import _programs_by_registers
+    _skip_unless_compiled(compiled, name)
+    regs = compiled["regs"].get(name)
+    if regs is None:
+        pytest.skip("this Triton ships no cuobjdump to read the kernel's registers with")
+    constexprs, options = next((k[4], k[5]) for k in _KERNELS if k[0] == name)
+    threads = 32 * options["num_warps"]
+    fit = 65536 // (threads * -(-regs // 8) * 8)
+    estimate = _programs_by_registers(constexprs["BLOCK_N"], constexprs["BLOCK_M"], options["num_warps"],
+                                      constexprs["BLOCK_K"])
+    assert estimate <= fit, f"{regs} registers a thread: {fit} programs fit an SM, the estimate says {estimate}"
+    if constexprs["BLOCK_M"] >= 64:
+        assert estimate >= fit - 1, f"{regs} registers a thread: {fit} programs fit an SM, the estimate {estimate}"
