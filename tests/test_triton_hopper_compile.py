@@ -170,7 +170,6 @@ _KERNELS = [
 ]
 
 
-
 def _v5_picks() -> list:
     """The v5 kernels pick_config launches on 132 SMs (an H100's or H200's) at 1-128 tokens, at the
     Llama weights and at a vocabulary's projection (128256 x 4096), each once, named by the first
@@ -193,6 +192,7 @@ def _v5_picks() -> list:
 
 _PICKS = _v5_picks()
 _KERNELS += _PICKS
+
 
 @pytest.fixture(scope="module")
 def compiled():
@@ -261,7 +261,6 @@ def test_memory_bound_kernels_load_16_byte_vectors(compiled, name):
     _skip_unless_compiled(compiled, name)
     loads = compiled["loads"][name]
     assert any(kind.endswith(".v4.b32") for kind in loads), f"no 16-byte loads (.v4.b32), only {loads}"
-
 
 
 @pytest.mark.parametrize("name", [k[0] for k in _PICKS])
