@@ -775,9 +775,9 @@ def _programs_by_registers(block_n: int, block_m: int, num_warps: int, block_k: 
     issues (its address and mask: (BLOCK_N + BLOCK_M) × BLOCK_K / 16 / threads of them) and 40
     more (the pipeline's counters, the epilogue's offsets), rounded up to the 8 the hardware
     allocates in. Against what ptxas gives the kernels for sm_90 (Triton 3.6 and 3.9 alike, the
-    same within 2): 64 weight rows × 128 tokens × 128 of K at 4 warps 208 against 196-214, two
-    programs; 128 × 128 × 128 at 8 warps 192 against 182-200, one; 64 × 64 × 128 at 4 warps 128
-    against 116-120, four. The estimate without the copies' registers (2 accumulators + 40) said
+    same within 2): 64 weight rows × 128 tokens × 128 of K at 4 warps 208 against 196-216, two
+    programs; 128 × 128 × 128 at 8 warps 192 against 181-200, one; 64 × 64 × 128 at 4 warps 128
+    against 114-120, four. The estimate without the copies' registers (2 accumulators + 40) said
     three programs of the first where two fit, and so planned the stages of three. That decided
     no pick at the Llama shapes, where no SM gets more than two programs. At 33-64 tokens where
     the grid gives an SM more than two 128-row weight tiles (N above 33792 on 132 SMs: a
