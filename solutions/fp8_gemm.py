@@ -778,15 +778,15 @@ def _programs_by_registers(block_n: int, block_m: int, num_warps: int, block_k: 
     same within 2): 64 weight rows × 128 tokens × 128 of K at 4 warps 208 against 196-216, two
     programs; 128 × 128 × 128 at 8 warps 192 against 181-200, one; 64 × 64 × 128 at 4 warps 128
     against 114-120, four. The estimate without the copies' registers (2 accumulators + 40) said
-    three programs of the first where two fit, and so planned the stages of three. That decided
-    no pick at the Llama shapes, where no SM gets more than two programs. At 33-64 tokens where
-    the grid gives an SM more than two 128-row weight tiles (N above 33792 on 132 SMs: a
-    vocabulary's projection) it left 128-deep K steps under 3 stages, so pick_config fell back to
-    v4; it now gives v5 there (64 tokens × 128 rows, 3 stages, the pick at N = 28672), not yet
-    timed at those N. Tiles of 16 or 32 tokens keep one accumulator when they promote every step,
-    so it counts fewer of them than fit (64 × 16 × 256: five against ten): their stages are then
-    planned for fewer, each with more shared memory, and the SM holds as many as that shared
-    memory allows."""
+    three programs of the first where two fit, and so planned the stages of three. On an H100 or
+    H200 (114 or 132 SMs) that decided no pick at the Llama shapes, where no SM gets more than
+    two programs. At 33-64 tokens where the grid gives an SM more than two 128-row weight tiles
+    (N above 33792 on 132 SMs, a vocabulary's projection; N = 28672 on a 78-SM H20) it left
+    128-deep K steps under 3 stages, so pick_config fell back to v4; it now gives v5 there (64
+    tokens × 128 rows, 3 stages, the pick at N = 28672 on 132 SMs), not yet timed there. Tiles
+    of 16 or 32 tokens keep one accumulator when they promote every step, so it counts fewer of
+    them than fit (64 × 16 × 256: five against ten): their stages are then planned for fewer, each
+    with more shared memory, and the SM holds as many as that shared memory allows."""
     threads = 32 * num_warps
     copies = (block_n + block_m) * block_k // (16 * threads)
     per_thread = -(-(2 * block_n * block_m // threads + 3 * copies + 40) // 8) * 8
