@@ -8,6 +8,7 @@ one GPU in one run (the grader's protocol: L2 flushed, inputs rotated past L2, C
     python benchmarks/fp8_gemm_variants.py --stream-k [--json OUT.json]   # v6 beside the decode pick
     python benchmarks/fp8_gemm_variants.py --token-tiles [--json OUT.json]   # half-height token tiles at M = 64, 128
     python benchmarks/fp8_gemm_variants.py --pdl [--json OUT.json]   # the decode pick with and without dependent launch
+    python benchmarks/fp8_gemm_variants.py --token-reads [--json OUT.json]   # M = 128's pick run with 64 tokens
     python benchmarks/fp8_gemm_variants.py --coop [--json OUT.json]   # the decode tile split over two warpgroups at M = 64, 128
     python benchmarks/fp8_gemm_variants.py --summary OUT_DIR   # the chapter's targets, from bench JSONs
     ... [--shapes 64x4096x4096,...] [--baseline OTHER/fp8_gemm.py]   # other shapes; another revision's pick beside
@@ -267,6 +268,22 @@ def load_baseline(path: str):
     return module
 
 
+def token_read_candidates(m: int, n: int, k: int, picked) -> list:
+    """Whether the Triton rung's gap at M = 128 (0.94-0.97x torch._scaled_mm at N = 8192) is the
+    token tile's reads from L2. Its pick there (128 tokens x 64 weight rows a program, 128
+    programs) reads the whole token tile once for every weight tile: 2 bytes of tokens from L2 for
+    each weight byte, 3 in all through L2 per weight byte, where the 64-token pick reads 1 and 2.
+    No tiling of 128 programs does much better (a program's rows r and tokens t with r * t =
+    N * M / 128 read (r + t) * K, least at r = t: 2.8 per weight byte at M = 128), so only a K split
+    or a multicast (the CUTLASS rung's token tiles) would cut it. At fewer than 128 tokens: M = 128's
+    pick as it is (the same tile, the same MMA work a K step), whose masked rows load nothing. At 64
+    tokens that is half the token bytes, nothing else changed: if L2 reads decide, it runs near the
+    64-token pick's time; if the MMAs or the instruction stream do, near the M = 128 time."""
+    from solutions.fp8_gemm import pick_config
+    full = pick_config(128, n, k)
+    return [full] if m < 128 and full != picked else []
+
+
 def mode_candidates(mode: str, m: int, n: int, k: int, picked, quick: bool) -> list:
     """The configurations a sweep mode times beside the pick at one shape (MODES)."""
     from solutions import fp8_gemm as sol
@@ -289,6 +306,8 @@ def mode_candidates(mode: str, m: int, n: int, k: int, picked, quick: bool) -> l
         return balance_candidates(m, n, k)
     if mode == "coop":
         return coop_candidates(m, n, k)
+    if mode == "token_reads":
+        return token_read_candidates(m, n, k, picked)
     if mode == "small":
         # M = 16 runs M = 1's kernels (the same 16-token tile): its pick and v4 suffice.
         return small_candidates(m, n, k)[: 1 if m == 16 else 4 if quick else None]
@@ -297,12 +316,14 @@ def mode_candidates(mode: str, m: int, n: int, k: int, picked, quick: bool) -> l
 
 # What each sweep mode times beside the pick (mode_candidates); "per_row" also gives the inputs
 # per-row and per-channel scales.
-MODES = ("all", "small", "per_row", "large", "promote", "stream_k", "pdl", "token_tiles", "wide", "balance", "coop")
+MODES = ("all", "small", "per_row", "large", "promote", "stream_k", "pdl", "token_tiles", "wide", "balance", "coop",
+         "token_reads")
 # The shapes each mode sweeps unless --shapes says otherwise.
 _DECODE_64_128 = [s for s in GOAL if s[0] in (64, 128)]
 MODE_SHAPES = {"all": SMALL + LARGE, "small": GOAL, "per_row": GOAL_ROW, "large": PREFILL, "promote": _DECODE_64_128,
                "stream_k": GOAL, "pdl": GOAL, "token_tiles": _DECODE_64_128, "wide": _DECODE_64_128, "balance": GOAL,
-               "coop": _DECODE_64_128}
+               "coop": _DECODE_64_128,
+               "token_reads": [(m, n, k) for n, k in ((8192, 8192), (8192, 28672), (28672, 8192)) for m in (128, 64)]}
 
 
 def sweep(shapes, quick: bool, mode: str = "all", baseline=None) -> list[dict]:
@@ -432,6 +453,9 @@ def main() -> int:
     p.add_argument("--pdl", action="store_true",
                    help="the decode shapes: the pick beside itself launched the other way (with or without "
                         "programmatic dependent launch)")
+    p.add_argument("--token-reads", action="store_true",
+                   help="M = 64 and 128 at N x K = 8192 x 8192, 8192 x 28672, 28672 x 8192: the pick beside M = 128's "
+                        "pick (the same MMA work, the token tile's reads from L2 halved at M = 64)")
     p.add_argument("--shapes", help="comma-separated MxNxK to time instead of the mode's shapes")
     p.add_argument("--baseline", metavar="PATH",
                    help="another revision of solutions/fp8_gemm.py: its pick timed beside this one's")
@@ -449,8 +473,8 @@ def main() -> int:
     shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")] if args.shapes else None
     base = load_baseline(args.baseline) if args.baseline else None
     # The first mode flag given, in this order; none: "all".
-    mode = next((m for m in ("large", "promote", "wide", "balance", "coop", "token_tiles", "stream_k", "pdl", "small")
-                 if getattr(args, m)), "all")
+    mode = next((m for m in ("large", "promote", "wide", "balance", "coop", "token_tiles", "stream_k", "pdl", "small",
+                             "token_reads") if getattr(args, m)), "all")
     rows = sweep(shapes or MODE_SHAPES[mode], args.quick, mode, base)
     if mode == "small" and not shapes:
         rows += sweep(GOAL_ROW, args.quick, "per_row")
