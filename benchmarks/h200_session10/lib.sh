@@ -11,3 +11,14 @@ cand() { mkdir -p $C/cand_$1 && cp csrc/rmsnorm.cu csrc/rmsnorm_launch.cuh $C/ca
 # ($OUT) with the machine's folder kept as $BACK (`cp $OUT/* $BACK/` sends them back).
 setup() { python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl >/dev/null 2>&1
   export PYTHONPATH=/tmp/site; BACK=$OUT; OUT=/tmp/$1; mkdir -p "$OUT"; }
+# ceilings_here: GPU := this GPU's key in grading.hardware's table (H200, H100-SXM, ...). Where the
+# repository has no measured ceilings for it (benchmarks/ceilings/$GPU.json), measure them first
+# (`grading ceilings`, into $KL_CACHE_DIR, which bench and the notebooks read), so that SOL and
+# the copy roof are this machine's and not the datasheet's, and send them back to commit as
+# $OUT/ceilings_$GPU.json (the only file it adds: a call gets 8 back).
+ceilings_here() {
+  GPU=$(python3 -c "from grading import hardware; print(hardware.current().key)" 2>/dev/null) || GPU=unknown
+  echo "== GPU: $GPU"; [ -f "benchmarks/ceilings/$GPU.json" ] && return 0
+  timeout 180 python3 -m grading ceilings > /tmp/ceilings.txt 2>&1; echo "== ceilings: exit $?"  # one file back, not two
+  python3 -c "import json; from grading import hardware; d = hardware.load_ceilings(); d.pop('origin');
+print(json.dumps(d, indent=2))" > "$OUT/ceilings_$GPU.json" && tail -12 /tmp/ceilings.txt; }

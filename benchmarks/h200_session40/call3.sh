@@ -9,6 +9,7 @@
 set -uo pipefail
 source benchmarks/h200_session10/lib.sh
 setup call3
+ceilings_here
 step vocab 300 python3 benchmarks/fp8_gemm_variants.py --small --shapes 48x128256x4096,64x128256x4096,64x128256x8192,64x57344x8192 --json $OUT/vocab.json
 cp $OUT/* $BACK/ 2>/dev/null
 tail -40 $OUT/vocab.txt
