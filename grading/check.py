@@ -31,6 +31,14 @@ class CaseResult:
     def passed(self) -> bool:
         return self.status == PASS
 
+    @property
+    def not_run(self) -> bool:
+        """A case the checker did not run, after a stop at an earlier one (check_impl)."""
+        return self.message.startswith(NOT_RUN)
+
+
+NOT_RUN = "not run: "
+
 
 class Mismatch(AssertionError):
     """An output that is not the reference; the message is the diagnosis."""
@@ -234,14 +242,27 @@ def check_impl(fn: Callable, spec: KernelSpec, cases: list[Case], seed: int, dev
                on_result: Callable[[CaseResult], Any] | None = None,
                on_start: Callable[[Case], Any] | None = None,
                rung: str | None = None) -> list[CaseResult]:
-    """Run every case, then the spec's extra check for `rung` if it has one; stop early on "not
-    implemented" or a dead CUDA context."""
+    """Run every case, then the spec's extra check for `rung` if it has one. One result per case,
+    in order, so that cases passed over cases graded is the share of the kernel's cases it passes.
+
+    Stops early where every later case would end the same way: an unwritten stub (the first case
+    that runs is not implemented), a CUDA build that failed, a dead CUDA context. After a failed
+    build or a dead context each later case is recorded as not passing ("not run: ..."): a kernel
+    that crashes halfway scores what it passed over all its cases, never more than one that fails
+    the rest of them."""
     results = []
 
     def emit(r: CaseResult):
         results.append(r)
         if on_result:
             on_result(r)
+
+    def stop_after(i: int, status: str, why: str):
+        """Record the cases after case i as not run (or skipped where this GPU lacks their dtype)."""
+        for later in cases[i + 1:]:
+            lacks = unsupported_dtype(later.dtype, device)
+            emit(CaseResult(later.describe(), SKIPPED, lacks) if lacks
+                 else CaseResult(later.describe(), status, NOT_RUN + why))
 
     for i, case in enumerate(cases):
         s = case_seed(seed, i)
@@ -256,8 +277,11 @@ def check_impl(fn: Callable, spec: KernelSpec, cases: list[Case], seed: int, dev
         except Mismatch as e:
             emit(CaseResult(case.describe(), FAIL, f"{e} [seed {s}]", s))
         except NotImplementedError as e:
+            ran_before = any(r.status != SKIPPED for r in results)
             emit(CaseResult(case.describe(), NOT_IMPLEMENTED, str(e) or "not implemented yet", s))
-            break
+            if not ran_before:  # the stub: every case would say the same
+                break
+            # Written for some cases, not for this one (a dtype, say): the others still run.
         except Exception as e:  # noqa: BLE001 - a student's crash is a result, not our crash
             # Only an implementation that used grading.cuda can raise its "no GPU" signal.
             cuda_mod = sys.modules.get("grading.cuda")
@@ -265,11 +289,11 @@ def check_impl(fn: Callable, spec: KernelSpec, cases: list[Case], seed: int, dev
                 emit(CaseResult(case.describe(), SKIPPED, str(e), s))
                 break
             emit(CaseResult(case.describe(), ERROR, summarize_exception(e, impl_path) + f" [seed {s}]", s))
+            if cuda_mod and isinstance(e, cuda_mod.CudaCompileError):
+                stop_after(i, ERROR, "every case runs the same CUDA build, which failed")
+                break
             if is_fatal_cuda_error(e):
-                rest = len(cases) - i - 1
-                if rest:
-                    emit(CaseResult("(remaining cases)", ERROR,
-                                    f"not run: the CUDA context is unusable after this error ({rest} cases)"))
+                stop_after(i, ERROR, "the CUDA context is unusable after this error")
                 break
     else:
         extra = spec.extra_checks.get(rung or "")

@@ -79,7 +79,9 @@ class CutlassNotFound(CudaUnavailable):
 
 
 class CudaCompileError(RuntimeError):
-    """nvcc, the host compiler or the linker rejected a kernel; the message holds the first errors."""
+    """nvcc, the host compiler or the linker rejected a kernel; the message holds the first errors.
+    Also raised where the source to build is missing: the build fails the same way for every
+    call, so the checker stops at the first (grading.check.check_impl)."""
 
 
 # --- toolchain ------------------------------------------------------------------------------------
@@ -532,6 +534,8 @@ _reports: dict[str, CompileReport] = {}
 # (kernel, source) -> the library load_kernel built or found for it in this process.
 _libraries: dict[tuple[str, Path], Path] = {}
 _checked: dict[tuple[str, str, bool], CompileReport] = {}
+# Builds that failed, by namespace (sources and flags): each case of a check would build again.
+_failed: dict[str, CudaCompileError] = {}
 _lock = threading.Lock()
 
 
@@ -571,6 +575,14 @@ def load_kernel(kernel: str, kernel_source: Path, *,
     """
     kernel_source = Path(kernel_source).resolve()
     verbose = verbose or os.environ.get("KL_CUDA_VERBOSE") == "1"
+    if not CSRC.is_dir():
+        raise CudaCompileError(
+            f"{CSRC} does not exist: the CUDA rungs build from the csrc/ folder of a clone of the "
+            f"repository, which an install from a wheel lacks; install a clone with `pip install -e .`")
+    if not kernel_source.is_file():
+        raise CudaCompileError(
+            f"{_display(kernel_source)} not found: the CUDA rung builds this file (a submission's .cu "
+            f"files go beside its exercises.py)")
     if is_stub(kernel_source):
         raise NotImplementedError(
             f"{_display(kernel_source)}: the kernel is still the stub (delete "
@@ -599,8 +611,14 @@ def load_kernel(kernel: str, kernel_source: Path, *,
             if ns not in _reports:
                 _reports[ns] = compile_only(kernel_source, arch, cutlass=cutlass)
             print(_reports[ns].format())
+        if ns in _failed:  # the same sources and flags: the same errors, without rebuilding
+            raise CudaCompileError(str(_failed[ns]))
         if (kernel, ns) not in _loaded:
-            _loaded[(kernel, ns)] = _build(kernel_source, binding, ns, arch, cuda_flags, include_dirs)
+            try:
+                _loaded[(kernel, ns)] = _build(kernel_source, binding, ns, arch, cuda_flags, include_dirs)
+            except CudaCompileError as e:
+                _failed[ns] = e
+                raise
         # Recorded on every load: another source of the same content (a student's copy of the
         # reference) may have built the library first under its own path.
         _libraries[(kernel, kernel_source)] = _library_path(ns)

@@ -30,19 +30,24 @@ def print_impl(console: Console, spec: KernelSpec, rep: ImplReport) -> None:
     if rep.failure:
         console.print(f"  [red]{rep.failure}[/]", highlight=False)
     last = rep.results[-1] if rep.results else None
-    stopped = last if last and (last.status == check.NOT_IMPLEMENTED or rep.n_graded == 0) else None
+    stopped = last if last and (rep.status == check.NOT_IMPLEMENTED or rep.n_graded == 0) else None
     if stopped:  # one line says it all: every case would be the same
         console.print(f"  {_styled(stopped.status)}: {stopped.message}", highlight=False)
     skipped = [r for r in rep.results if r.status == check.SKIPPED and r is not stopped]
     if skipped:
         console.print(f"  {_styled(check.SKIPPED)} {len(skipped)} case(s): {skipped[0].message}", highlight=False)
     bad = [r for r in rep.results if r.status not in (check.PASS, check.SKIPPED) and r is not stopped]
+    not_run = [r for r in bad if r.not_run]
+    bad = [r for r in bad if not r.not_run]
     for r in bad[:MAX_FAILURES_SHOWN]:
         console.print(f"  {_styled(r.status)} {r.case}", highlight=False)
         for line in r.message.splitlines():
             console.print(f"      {line}", highlight=False, markup=False)
     if len(bad) > MAX_FAILURES_SHOWN:
         console.print(f"  ... and {len(bad) - MAX_FAILURES_SHOWN} more case(s) not passing")
+    if not_run:  # one stop, one line
+        console.print(f"  {_styled(not_run[0].status)} {len(not_run)} more case(s) {not_run[0].message}",
+                      highlight=False)
     if rep.results and not stopped:
         console.print(f"  correctness: {rep.n_passed}/{rep.n_graded} cases pass")
     for s in rep.speeds:
@@ -80,9 +85,12 @@ def _impl_output(rep: ImplReport) -> str:
     lines = []
     if rep.failure:
         lines.append(rep.failure)
+    not_run = [r for r in rep.results if r.not_run]
     for r in rep.results:
-        if r.status != check.PASS:
+        if r.status != check.PASS and not r.not_run:
             lines.append(f"[{r.status}] {r.case}: {r.message}")
+    if not_run:
+        lines.append(f"[{not_run[0].status}] {len(not_run)} more case(s) {not_run[0].message}")
     lines.append(f"{rep.n_passed}/{rep.n_graded} cases pass (graded file: {rep.ref.path})")
     return "\n".join(lines)
 

@@ -119,7 +119,7 @@ def _ran_through(results: list[check.CaseResult]) -> bool:
     """The checks ran to the end: no stop on a stub, a rung this machine cannot build or a dead
     CUDA context (cases skipped for a dtype this GPU lacks do not count as a stop)."""
     def stop(r: check.CaseResult) -> bool:
-        return (r.status == check.NOT_IMPLEMENTED or r.case == "(remaining cases)"
+        return (r.status == check.NOT_IMPLEMENTED or r.not_run
                 or (r.status == check.ERROR and check.is_fatal_cuda_error(RuntimeError(r.message))))
     return any(r.status != check.SKIPPED for r in results) and not any(map(stop, results))
 

@@ -614,6 +614,46 @@ def test_unknown_kernel_names_the_missing_binding(tmp_path):
         kc.load_kernel("nope", f)
 
 
+def test_a_missing_source_names_the_file(tmp_path):
+    with pytest.raises(kc.CudaCompileError, match=r"silu_mul\.cu not found: the CUDA rung builds this file"):
+        kc.load_kernel("silu_mul", tmp_path / "silu_mul.cu")
+
+
+def test_an_install_without_csrc_says_to_install_a_clone(monkeypatch, tmp_path):
+    monkeypatch.setattr(kc, "CSRC", tmp_path / "csrc")  # what an install from a wheel sees
+    with pytest.raises(kc.CudaCompileError, match=r"csrc does not exist: .*`pip install -e \.`"):
+        kc.load_kernel("silu_mul", REFERENCE)
+
+
+def test_a_failed_build_fails_every_case_at_once_and_is_not_built_again(monkeypatch):
+    """On a GPU, a build that fails would otherwise run nvcc again for every case."""
+    from grading import check
+    from grading.specs import get_spec
+    monkeypatch.setattr(kc, "_gpu_capability", lambda: (9, 0))
+    monkeypatch.setattr(kc, "nvcc_path", lambda: Path("/nvcc"))
+    monkeypatch.setattr(kc, "nvcc_version", lambda: "13.0")
+    monkeypatch.setattr(kc, "_failed", {}, raising=False)
+    builds = []
+
+    def failing_build(*args):
+        builds.append(args)
+        raise kc.CudaCompileError("silu_mul.cu: building kl_silu_mul for sm_90a failed:\nerror: oops")
+    monkeypatch.setattr(kc, "_build", failing_build)
+
+    def fn(gate, up):
+        return kc.load_kernel("silu_mul", REFERENCE).silu_mul(gate, up)
+    spec = get_spec("silu_mul")
+    cases = spec.cases(True)
+    results = check.check_impl(fn, spec, cases, 1, torch.device("cpu"))
+    assert len(builds) == 1
+    assert [r.status for r in results] == [check.ERROR] * len(cases)
+    assert "error: oops" in results[0].message and not results[0].not_run
+    assert all(r.not_run and "the same CUDA build" in r.message for r in results[1:])
+    with pytest.raises(kc.CudaCompileError, match="error: oops"):
+        fn(None, None)
+    assert len(builds) == 1
+
+
 def test_no_gpu_on_this_machine():
     if not env.CPU_MODE:
         pytest.skip("a CUDA GPU is present: the real build is tested below")

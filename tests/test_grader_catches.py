@@ -73,6 +73,26 @@ def test_not_implemented_is_reported_as_such():
     assert len(rep.results) == 1  # stops at once: every case would say the same
 
 
+def test_written_for_some_cases_only_is_a_fail_over_every_case():
+    rep = grade("no_float16")
+    n = len(SPEC.cases(env.CPU_MODE))
+    assert rep.status == check.FAIL
+    assert len(rep.results) == rep.n_graded == n  # the other cases still ran
+    assert 0 < rep.n_passed < n
+    assert {r.status for r in rep.results if not r.passed} == {check.NOT_IMPLEMENTED}
+
+
+def test_a_kernel_that_dies_halfway_scores_no_more_than_one_that_fails_the_rest():
+    dies, wrong = grade("dies_at_float16"), grade("wrong_at_float16")
+    n = len(SPEC.cases(env.CPU_MODE))
+    assert dies.status == wrong.status == check.FAIL
+    assert dies.n_graded == wrong.n_graded == len(dies.results) == n
+    assert 0 < dies.n_passed <= wrong.n_passed < n
+    stop = next(i for i, r in enumerate(dies.results) if not r.passed)
+    assert "illegal memory access" in dies.results[stop].message
+    assert all(r.not_run and "CUDA context is unusable" in r.message for r in dies.results[stop + 1:])
+
+
 def test_hang_is_killed_with_a_clear_message():
     rep = grade("hangs", timeout_s=8)
     assert rep.status == check.ERROR

@@ -71,6 +71,24 @@ def not_implemented(gate, up):
     raise NotImplementedError("silu_mul: TODO")
 
 
+def no_float16(gate, up):
+    if gate.dtype == torch.float16:
+        raise NotImplementedError("float16: TODO")
+    return F.silu(gate) * up
+
+
+def dies_at_float16(gate, up):
+    # A dead CUDA context's message, on the CPU too: the grader stops at the first float16 case.
+    if gate.dtype == torch.float16:
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+    return F.silu(gate) * up
+
+
+def wrong_at_float16(gate, up):
+    out = F.silu(gate) * up
+    return out + 1 if gate.dtype == torch.float16 else out
+
+
 def hangs(gate, up):
     while True:
         time.sleep(0.1)
