@@ -55,6 +55,10 @@ def rung_refs(spec: KernelSpec, rungs: list[str] | None, solutions: bool,
     else:
         path = solutions_path(spec) if solutions else exercises_path(spec)
         where = "solutions" if solutions else "exercises"
+        if not path.is_file():  # an install from a wheel holds the packages, not the chapters
+            raise ValueError(f"no {path}: the chapters come with a clone of the repository; grade a "
+                             f"file with --file PATH or --impl FILE.py:FUNC, or install a clone with "
+                             f"`pip install -e .`")
     return [ImplRef(str(path), f"{spec.name}_{check_rung(r)}", r, f"{where}:{r}") for r in (rungs or RUNGS)]
 
 

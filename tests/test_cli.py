@@ -96,6 +96,14 @@ def test_bad_file_arguments(args, message):
     assert r.returncode == 2 and message in r.stderr, r.stderr
 
 
+def test_an_install_without_the_chapters_says_how_to_grade_a_file(tmp_path, monkeypatch):
+    from grading import impls
+    from grading.specs import get_spec
+    monkeypatch.setattr(impls, "REPO", tmp_path)  # what an install from a wheel sees
+    with pytest.raises(ValueError, match=r"exercises.py: the chapters come with a clone .* --file PATH"):
+        impls.rung_refs(get_spec("silu_mul"), None, solutions=False)
+
+
 def test_thresholds_are_stated_per_rung():
     r = grading("thresholds", "silu_mul")
     assert r.returncode == 0

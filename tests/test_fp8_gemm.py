@@ -497,3 +497,20 @@ def test_power_script_takes_configurations_from_each_build_once():
         "cutlass": ("pick", 0), "cutlass 53": (53, 0), "cutlass 15:77": (77, 15), "cutlass 14:63": (63, 14)}
     with pytest.raises(SystemExit, match="neither N nor B:N"):
         power.cutlass_impls("x:1", load=load)
+
+
+def test_the_readmes_example_runs_and_is_right():
+    """The README's "Using the reference kernels" example, at a shape the interpreter runs quickly."""
+    readme = (REPO / "README.md").read_text()
+    block = readme.split("## Using the reference kernels", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    assert "M, N, K = 16, 14336, 4096" in block and 'device="cuda"' in block
+    scope = {}
+    exec(block.replace("M, N, K = 16, 14336, 4096", "M, N, K = 5, 96, 160")
+         .replace('device="cuda"', f'device="{env.DEVICE}"'), scope)
+    x, w, y = scope["x"], scope["w"], scope["y"]
+    assert y.shape == (5, 96) and y.dtype == torch.bfloat16
+    args = scope["x_q"], scope["w_q"], scope["x_scale"], scope["w_scale"]
+    rel, _ = check.compare(y, fp8_gemm_ref(*args), get_spec("fp8_gemm").tolerance(E4M3))
+    assert rel < 1e-2
+    exact = x.double() @ w.double().T  # and about x @ w.T: e4m3 rounds each operand by ~2.6% RMS
+    assert (y.double() - exact).norm() / exact.norm() < 0.06
