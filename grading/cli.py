@@ -242,7 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", metavar="PATH", help="write a Gradescope results.json here")
     c.add_argument("--no-speed", action="store_true", help="skip the speed check on a GPU")
     c.add_argument("--timeout", type=float, default=None, metavar="S",
-                   help="seconds without progress before an implementation counts as hung (default 300)")
+                   help="seconds without progress before an implementation counts as hung (default 300; "
+                   "while nvcc compiles, 1800 or this, whichever is more)")
     c.set_defaults(func=cmd_check)
 
     a = sub.add_parser("batch", help="grade every submission in a folder; write a leaderboard and Gradescope JSON",
@@ -258,7 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--out", metavar="OUTDIR", help="where to write the results (default: ./results-KERNEL)")
     a.add_argument("--seed", type=int, help="seed for the random inputs, the same for every student")
     a.add_argument("--timeout", type=float, default=None, metavar="S",
-                   help="seconds without progress before a submission counts as hung (default 300)")
+                   help="seconds without progress before a submission counts as hung (default 300; "
+                   "while nvcc compiles, 1800 or this, whichever is more)")
     a.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="submissions graded at once (default 1; with more, speed is not graded)")
     a.add_argument("--no-speed", action="store_true", help="skip the speed check on a GPU")

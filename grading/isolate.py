@@ -24,6 +24,9 @@ DEFAULT_TIMEOUT_S = float(os.environ.get("KL_TIMEOUT_S", "300"))
 # Until its first event the worker is importing torch and Triton, not running graded code: a
 # short --timeout (a batch's, say) must not count that against a submission.
 STARTUP_S = 120.0
+# While the worker says nvcc is compiling (a "compile" event), the limit is this one: the CUTLASS
+# file is minutes of nvcc on a few cores, and a compiler finishes.
+COMPILE_S = max(DEFAULT_TIMEOUT_S, 1800.0)
 
 
 @dataclasses.dataclass
@@ -56,6 +59,14 @@ def _error_lines(log: str, limit: int = 4) -> str:
     return "\n".join(lines[-limit:]) if lines else "\n".join(log.strip().splitlines()[-limit:])
 
 
+def _limit(timeout_s: float, events: list[dict], compiling: str | None) -> float:
+    """How long the worker may go without an event: longer before its first (imports) and while
+    nvcc compiles."""
+    if compiling:
+        return max(timeout_s, COMPILE_S)
+    return timeout_s if events else max(timeout_s, STARTUP_S)
+
+
 def run_worker(job: dict, *, timeout_s: float = DEFAULT_TIMEOUT_S,
                on_event: Callable[[dict], None] | None = None) -> WorkerRun:
     with tempfile.TemporaryDirectory(prefix="kl-job-") as tmp:
@@ -74,6 +85,7 @@ def run_worker(job: dict, *, timeout_s: float = DEFAULT_TIMEOUT_S,
             events: list[dict] = []
             last_progress = time.monotonic()
             timed_out = False
+            compiling = None  # what nvcc is compiling now, per the worker's last "compile" event
             with open(job["events_path"]) as ev:
                 buf = ""
                 while True:
@@ -86,6 +98,8 @@ def run_worker(job: dict, *, timeout_s: float = DEFAULT_TIMEOUT_S,
                                 e = json.loads(line)
                                 events.append(e)
                                 last_progress = time.monotonic()
+                                if e["event"] == "compile":
+                                    compiling = e["what"] if e["started"] else None
                                 if on_event:
                                     on_event(e)
                     if proc.poll() is not None:
@@ -97,7 +111,7 @@ def run_worker(job: dict, *, timeout_s: float = DEFAULT_TIMEOUT_S,
                                 if on_event:
                                     on_event(e)
                         break
-                    limit = timeout_s if events else max(timeout_s, STARTUP_S)
+                    limit = _limit(timeout_s, events, compiling)
                     if time.monotonic() - last_progress > limit:
                         timed_out = True
                         try:
@@ -111,10 +125,12 @@ def run_worker(job: dict, *, timeout_s: float = DEFAULT_TIMEOUT_S,
     run = WorkerRun(events, proc.returncode, timed_out, log_text[-4000:], None)
     done = any(e["event"] == "done" for e in events)
     where = f" while running {run.last_case}" if run.last_case else ""
-    if timed_out:
-        limit = timeout_s if events else max(timeout_s, STARTUP_S)
-        run.failure = (f"hung: no progress for {limit:.0f} s{where}; the process was killed. "
-                       "Look for a loop that never ends or a kernel that never finishes.")
+    if timed_out and compiling:
+        run.failure = (f"hung: compiling {compiling} took over {_limit(timeout_s, events, compiling):.0f} s"
+                       f"{where}; the process was killed.")
+    elif timed_out:
+        run.failure = (f"hung: no progress for {_limit(timeout_s, events, None):.0f} s{where}; the process "
+                       "was killed. Look for a loop that never ends or a kernel that never finishes.")
     elif not done:
         code = proc.returncode
         how = f"killed by {_signal_name(code)}" if code is not None and code < 0 else f"exit status {code}"

@@ -151,6 +151,9 @@ def run(job: dict, events: Events) -> None:
                sys.modules[spec.reference.__module__]]
     snapshot = GraderSnapshot(modules, spec)
     sys.dont_write_bytecode = True  # no __pycache__ left in a student's folder
+    # nvcc on a CUTLASS file can run for minutes without an event: the parent is told, and waits.
+    from grading import cuda
+    cuda.compile_listeners.append(lambda what, started: events.emit("compile", what=what, started=started))
     try:
         fn = impls.load(ref)
     except Exception as e:  # noqa: BLE001

@@ -99,6 +99,11 @@ def test_hang_is_killed_with_a_clear_message():
     assert rep.failure.startswith("hung: no progress for 8 s while running random [shape=[1, 8]")
 
 
+def test_a_long_compile_is_not_a_hang():
+    rep = grade("compiles_slowly", timeout_s=2)  # 4 s in "nvcc", then every case at once
+    assert rep.failure is None and rep.status == check.PASS, rep.failure
+
+
 def test_crash_is_isolated_with_a_clear_message():
     rep = grade("crashes")
     assert rep.status == check.ERROR

@@ -6,6 +6,7 @@ import torch
 import torch.nn.functional as F
 
 _cache = {}
+_built = []
 
 
 def correct(gate, up):
@@ -87,6 +88,17 @@ def dies_at_float16(gate, up):
 def wrong_at_float16(gate, up):
     out = F.silu(gate) * up
     return out + 1 if gate.dtype == torch.float16 else out
+
+
+def compiles_slowly(gate, up):
+    # Not broken: a first call that spends longer in "nvcc" than the grader's no-progress limit,
+    # as the CUTLASS file does on a few cores; the grader must wait for it.
+    from grading import cuda
+    if not _built:
+        with cuda._compiling("slow.cu"):
+            time.sleep(4)
+        _built.append(True)
+    return F.silu(gate) * up
 
 
 def hangs(gate, up):
