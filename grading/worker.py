@@ -115,13 +115,20 @@ def guarded(fn, rung: str | None, device, snapshot: GraderSnapshot):
     return call
 
 
-def _ran_through(results: list[check.CaseResult]) -> bool:
-    """The checks ran to the end: no stop on a stub, a rung this machine cannot build or a dead
-    CUDA context (cases skipped for a dtype this GPU lacks do not count as a stop)."""
-    def stop(r: check.CaseResult) -> bool:
-        return (r.status == check.NOT_IMPLEMENTED or r.not_run
-                or (r.status == check.ERROR and check.is_fatal_cuda_error(RuntimeError(r.message))))
-    return any(r.status != check.SKIPPED for r in results) and not any(map(stop, results))
+def _why_not_audited(results: list[check.CaseResult], device) -> str | None:
+    """None where the parent's re-check can run: a case passed (there is a pass to contradict) and
+    the CUDA context still works. A check that stopped early is re-checked too, so that a kernel
+    cannot keep unaudited passes by raising a dead context's error without having killed it."""
+    if not any(r.passed for r in results):
+        return "no case passed"
+    if device.type == "cuda":
+        import torch
+        try:
+            torch.ones(1, device=device).add_(1).item()
+            torch.cuda.synchronize(device)
+        except Exception:  # noqa: BLE001 - the context is gone: nothing more can run on it
+            return "the CUDA context is unusable"
+    return None
 
 
 def _may_time(results: list[check.CaseResult]) -> bool:
@@ -170,12 +177,13 @@ def run(job: dict, events: Events) -> None:
                                    on_start=lambda c: events.emit("case_start", case=c.describe(), phase="check"),
                                    rung=ref.rung)
         plan = job.get("audit")
-        if plan and _ran_through(results):
+        why_not = _why_not_audited(results, device) if plan else None
+        if plan and why_not is None:
             events.emit("case_start", case="re-check outputs", phase="audit")
             n = audit.save_outputs(call, spec, cases, plan["indices"], job["seed"], device, plan["path"])
             events.emit("audit", saved=n)
         elif plan:
-            events.emit("audit", saved=0, skipped="grading stopped early")
+            events.emit("audit", saved=0, skipped=why_not)
     if job.get("time") and not _may_time(results):
         events.emit("timing_skipped", message="not timed: correctness must pass first")
     elif job.get("time") and not env.CPU_MODE:

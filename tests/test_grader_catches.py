@@ -99,6 +99,12 @@ def test_hang_is_killed_with_a_clear_message():
     assert rep.failure.startswith("hung: no progress for 8 s while running random [shape=[1, 8]")
 
 
+def test_a_stop_does_not_skip_the_parents_re_check():
+    rep = grade("dies_then_lies")  # its "dead" context still works: the passes before it are re-checked
+    assert rep.status == check.ERROR
+    assert rep.failure.startswith("the grader's own re-check, outside the graded process, fails"), rep.failure
+
+
 def test_a_long_compile_is_not_a_hang():
     rep = grade("compiles_slowly", timeout_s=2)  # 4 s in "nvcc", then every case at once
     assert rep.failure is None and rep.status == check.PASS, rep.failure

@@ -7,6 +7,7 @@ import torch.nn.functional as F
 
 _cache = {}
 _built = []
+_died = []
 
 
 def correct(gate, up):
@@ -83,6 +84,16 @@ def dies_at_float16(gate, up):
     if gate.dtype == torch.float16:
         raise RuntimeError("CUDA error: an illegal memory access was encountered")
     return F.silu(gate) * up
+
+
+def dies_then_lies(gate, up):
+    # Raises a dead context's error at the first float16 case without having killed anything, and
+    # answers wrongly from then on: a kernel that passed the in-process checks by other means and
+    # hides from the parent's re-check would stop the same way.
+    if gate.dtype == torch.float16 and not _died:
+        _died.append(True)
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+    return F.silu(gate) * up + (1 if _died else 0)
 
 
 def wrong_at_float16(gate, up):
