@@ -789,8 +789,13 @@ def _programs_by_registers(block_n: int, block_m: int, num_warps: int, block_k: 
     with more shared memory, and the SM holds as many as that shared memory allows."""
     threads = 32 * num_warps
     copies = (block_n + block_m) * block_k // (16 * threads)
-    per_thread = -(-(2 * block_n * block_m // threads + 3 * copies + 40) // 8) * 8
-    return max(1, 65536 // (threads * per_thread))
+    return max(1, _programs_that_fit(2 * block_n * block_m // threads + 3 * copies + 40, num_warps))
+
+
+def _programs_that_fit(registers_per_thread: int, num_warps: int) -> int:
+    """Programs of `num_warps` warps that one SM's 64K registers hold, each thread's registers
+    rounded up to the 8 the hardware allocates in."""
+    return 65536 // (32 * num_warps * (-(-registers_per_thread // 8) * 8))
 
 
 def _stages_that_fit(block_n: int, block_m: int, block_k: int, resident: int = 1) -> int:

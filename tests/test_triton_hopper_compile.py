@@ -269,16 +269,14 @@ def test_register_estimate_of_the_picks_matches_the_compiled_kernels(compiled, n
     # as many as the registers hold (_programs_by_registers). An estimate above what ptxas gives
     # plans stages for programs that never come, and leaves the shared memory of the missing ones
     # idle; below, by more than one program, it plans fewer stages than would fit (tiles of 64
-    # tokens and more: the ones the picks put more than one of on an SM). Registers are allocated
-    # 8 a thread at a time, 64K an SM.
-    from solutions.fp8_gemm import _programs_by_registers
+    # tokens and more: the ones the picks put more than one of on an SM).
+    from solutions.fp8_gemm import _programs_by_registers, _programs_that_fit
     _skip_unless_compiled(compiled, name)
     regs = compiled["regs"].get(name)
     if regs is None:
         pytest.skip("this Triton ships no cuobjdump to read the kernel's registers with")
     constexprs, options = _launch_of(name)
-    threads = 32 * options["num_warps"]
-    fit = 65536 // (threads * -(-regs // 8) * 8)
+    fit = _programs_that_fit(regs, options["num_warps"])
     estimate = _programs_by_registers(constexprs["BLOCK_N"], constexprs["BLOCK_M"], options["num_warps"],
                                       constexprs["BLOCK_K"])
     assert estimate <= fit, f"{regs} registers a thread: {fit} programs fit an SM, the estimate says {estimate}"
